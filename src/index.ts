@@ -1,0 +1,43 @@
+// The cidx library: profiles, similarity metrics, interests, and index keys.
+
+export { attributeHash } from './keys/attribute-hash.ts';
+export type { LshFamily } from './keys/family.ts';
+export { indexKeys } from './keys/index-keys.ts';
+export { estimateJaccard, lshFamily, lshIdentifiers, lshSignature } from './keys/lsh.ts';
+export {
+  DEFAULT_BITS,
+  DEFAULT_FAMILY,
+  FAMILIES,
+  type IndexParams,
+  type LshParams,
+  ParamsError,
+  resolveIndexParams,
+  resolveLshParams,
+} from './keys/params.ts';
+export { attributeKey, bandKey } from './keys/rehash.ts';
+export {
+  type BuildOptions,
+  type BuiltProfile,
+  buildProfile,
+  DEFAULT_FIELD_WEIGHTS,
+  DEFAULT_TOP_TERMS,
+  type FieldWeights,
+} from './profile/build.ts';
+export {
+  DocumentError,
+  parseDocument,
+  parseJsonLines,
+  type UserDocument,
+} from './profile/documents.ts';
+export { ProfileError } from './profile/errors.ts';
+export { type InterestOptions, interests } from './profile/interests.ts';
+export {
+  DEFAULT_MAX_ATTRIBUTES,
+  DEFAULT_MAX_RELATIONS,
+  MAX_ATTRIBUTE_BYTES,
+  type ParseOptions,
+  parseProfile,
+} from './profile/parse.ts';
+export { Profile, type ProfileJSON, type Relation } from './profile/profile.ts';
+export { jaccard, similarity, similarityMatrix, similarityVector } from './profile/similarity.ts';
+export { analyze, ENGLISH_STOPWORDS } from './profile/text.ts';
