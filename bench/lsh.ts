@@ -121,7 +121,7 @@ async function timings(): Promise<void> {
       }
     }
   }
-  table(['|P|', 'm', 'n·m', 'implementation', 'median µs', 'mean µs'], rows);
+  table(['\\|P\\|', 'm', 'n·m', 'implementation', 'median µs', 'mean µs'], rows);
 }
 
 function collisionTables(): void {
