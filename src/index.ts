@@ -29,7 +29,7 @@ export {
   parseJsonLines,
   type UserDocument,
 } from './profile/documents.ts';
-export { ProfileError } from './profile/errors.ts';
+export { FieldError, ProfileError } from './profile/errors.ts';
 export { type InterestOptions, interests } from './profile/interests.ts';
 export {
   DEFAULT_MAX_ATTRIBUTES,

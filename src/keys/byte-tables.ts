@@ -70,7 +70,8 @@ export function applyTables(
 /**
  * For each of `functions` functions, the minimum over the `count` elements (byte offsets `off`)
  * of the 64-bit output, compared unsigned; written to out[2f], out[2f + 1]. The low word is only
- * computed when the high word does not already lose, which halves the table reads.
+ * computed when the high word does not already lose, which halves the table reads. The lookups
+ * are written out rather than calling applyTables: this loop runs |P|·n·m times per profile.
  */
 export function tableMinima(
   t: Uint32Array,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { FieldError } from '../profile/errors.ts';
 
 /** LSH parameters shared by every node of a swarm. */
 export interface LshParams {
@@ -33,12 +34,10 @@ export const MAX_M = 64;
 export const MAX_SEED_BYTES = 1024;
 
 /** Index or LSH parameters that break a rule; the message names the parameter. */
-export class ParamsError extends Error {
-  readonly field: string;
+export class ParamsError extends FieldError {
   constructor(field: string, problem: string) {
-    super(`${field}: ${problem}`);
+    super(field, problem);
     this.name = 'ParamsError';
-    this.field = field;
   }
 }
 
