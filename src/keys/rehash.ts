@@ -25,3 +25,10 @@ export function attributeKey(attribute: string): Uint8Array {
 function view(b: Buffer): Uint8Array {
   return new Uint8Array(b.buffer, b.byteOffset, b.length);
 }
+
+const ADDRESS_DOMAIN = Buffer.from('cidx/address-key/v1\0', 'utf8');
+
+/** The AddressesDHT key of a community: SHA-256 of its id. */
+export function communityAddressKey(id: string): Uint8Array {
+  return view(createHash('sha256').update(ADDRESS_DOMAIN).update(id, 'utf8').digest());
+}

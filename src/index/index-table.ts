@@ -1,0 +1,289 @@
+import type {
+  ContactsRecord,
+  DescriptorRecord,
+  RemovalRecord,
+  TombstoneRecord,
+} from './records.ts';
+
+/** How long records live without being republished. */
+export interface Lifetimes {
+  /** Descriptors, contact lists and removal markers (ms). */
+  recordTtlMs: number;
+  /** Tombstones: longer than records, so they outlive every stale copy (ms). */
+  tombstoneTtlMs: number;
+}
+
+/** What a write did: stored or refreshed it, or why it was refused. */
+export type Outcome =
+  | 'stored'
+  | 'refreshed'
+  | 'removed'
+  /** An equal or newer version is already here. */
+  | 'stale'
+  /** The same version with a different payload: the owner signed two contents. */
+  | 'conflict'
+  /** A tombstone says the community was dissolved. */
+  | 'dissolved';
+
+type KeyEntry =
+  | { kind: 'descriptor'; record: DescriptorRecord; expiresAt: number }
+  | { kind: 'removed'; version: number; expiresAt: number };
+
+/** A mutation of the table, for a persistence layer to write before acknowledging it. */
+export type Change =
+  | { op: 'put-descriptor'; key: string; record: DescriptorRecord; expiresAt: number }
+  | { op: 'put-removed'; key: string; id: string; version: number; expiresAt: number }
+  | { op: 'delete-entry'; key: string; id: string }
+  | { op: 'put-contacts'; record: ContactsRecord; descriptor?: DescriptorRecord; expiresAt: number }
+  | { op: 'delete-contacts'; id: string }
+  | { op: 'put-tombstone'; record: TombstoneRecord; expiresAt: number }
+  | { op: 'delete-tombstone'; id: string };
+
+/**
+ * The part of the index a node holds: per DHT key (hex), the descriptors stored under it and
+ * removal markers; per community id, its contact list and its tombstone. Pure and in memory:
+ * every mutation is also appended to a change journal that a persistence layer drains and
+ * writes before the node answers (so an acknowledged write survives a crash).
+ *
+ * Version rules, the same for every kind of record: a write never replaces a newer version;
+ * the same version refreshes the expiry only if its payload is byte-identical; nothing is
+ * stored for a community with a tombstone.
+ */
+export class IndexTable {
+  readonly lifetimes: Lifetimes;
+  readonly #keys = new Map<string, Map<string, KeyEntry>>();
+  readonly #keysOfId = new Map<string, Set<string>>();
+  readonly #contacts = new Map<
+    string,
+    { record: ContactsRecord; descriptor?: DescriptorRecord; expiresAt: number }
+  >();
+  readonly #tombstones = new Map<string, { record: TombstoneRecord; expiresAt: number }>();
+  #changes: Change[] = [];
+
+  constructor(lifetimes: Lifetimes) {
+    this.lifetimes = lifetimes;
+  }
+
+  /** Live descriptors stored under a key. */
+  *descriptors(key: string, now: number): Generator<DescriptorRecord> {
+    const entries = this.#keys.get(key);
+    if (entries === undefined) return;
+    for (const e of entries.values()) {
+      if (e.kind === 'descriptor' && e.expiresAt > now) yield e.record;
+    }
+  }
+
+  /** Stores or refreshes a descriptor under a key (algorithms 4.13 and 4.14, storing step). */
+  putDescriptor(key: string, record: DescriptorRecord, now: number): Outcome {
+    if (this.#liveTombstone(record.id, now)) return 'dissolved';
+    const entries = this.#entriesOf(key);
+    const cur = entries.get(record.id);
+    const expiresAt = now + this.lifetimes.recordTtlMs;
+    if (cur !== undefined && cur.expiresAt > now) {
+      if (cur.kind === 'removed') {
+        if (cur.version >= record.version) return 'stale';
+      } else if (cur.record.version > record.version) {
+        return 'stale';
+      } else if (cur.record.version === record.version) {
+        if (!sameBytes(cur.record.blob.payload, record.blob.payload)) return 'conflict';
+        cur.expiresAt = expiresAt;
+        this.#changes.push({ op: 'put-descriptor', key, record: cur.record, expiresAt });
+        return 'refreshed';
+      }
+    }
+    entries.set(record.id, { kind: 'descriptor', record, expiresAt });
+    this.#indexId(record.id, key);
+    this.#changes.push({ op: 'put-descriptor', key, record, expiresAt });
+    return 'stored';
+  }
+
+  /** Removes a descriptor from the key its removal names (RemoveDescriptor). */
+  removeDescriptor(removal: RemovalRecord, now: number): Outcome {
+    if (this.#liveTombstone(removal.id, now)) return 'dissolved';
+    const key = hex(removal.key);
+    const entries = this.#entriesOf(key);
+    const cur = entries.get(removal.id);
+    if (cur !== undefined && cur.expiresAt > now) {
+      const version = cur.kind === 'removed' ? cur.version : cur.record.version;
+      if (version > removal.version) return 'stale';
+      if (cur.kind === 'removed' && version === removal.version) return 'refreshed';
+    }
+    // The marker refuses a late copy of an older version for as long as such copies can live.
+    const expiresAt = now + this.lifetimes.recordTtlMs;
+    entries.set(removal.id, { kind: 'removed', version: removal.version, expiresAt });
+    this.#indexId(removal.id, key);
+    this.#changes.push({
+      op: 'put-removed',
+      key,
+      id: removal.id,
+      version: removal.version,
+      expiresAt,
+    });
+    return 'removed';
+  }
+
+  /** Records a dissolution: drops every descriptor and the contacts of the community. */
+  putTombstone(record: TombstoneRecord, now: number): Outcome {
+    const cur = this.#tombstones.get(record.id);
+    const expiresAt = now + this.lifetimes.tombstoneTtlMs;
+    if (cur !== undefined && cur.expiresAt > now && cur.record.version >= record.version) {
+      if (cur.record.version > record.version) return 'stale';
+      cur.expiresAt = expiresAt;
+      this.#changes.push({ op: 'put-tombstone', record: cur.record, expiresAt });
+      return 'refreshed';
+    }
+    this.#tombstones.set(record.id, { record, expiresAt });
+    this.#changes.push({ op: 'put-tombstone', record, expiresAt });
+    for (const key of this.#keysOfId.get(record.id) ?? []) {
+      this.#keys.get(key)?.delete(record.id);
+      this.#changes.push({ op: 'delete-entry', key, id: record.id });
+    }
+    this.#keysOfId.delete(record.id);
+    if (this.#contacts.delete(record.id))
+      this.#changes.push({ op: 'delete-contacts', id: record.id });
+    return 'stored';
+  }
+
+  /**
+   * Stores or refreshes a community's entry in AddressesDHT: its contact list and, so that any
+   * node can read a community by id, its current descriptor (same version as the contacts).
+   */
+  putContacts(
+    record: ContactsRecord,
+    descriptor: DescriptorRecord | undefined,
+    now: number,
+  ): Outcome {
+    if (this.#liveTombstone(record.id, now)) return 'dissolved';
+    const cur = this.#contacts.get(record.id);
+    const expiresAt = now + this.lifetimes.recordTtlMs;
+    if (cur !== undefined && cur.expiresAt > now) {
+      if (cur.record.version > record.version) return 'stale';
+      if (cur.record.version === record.version) {
+        if (!sameBytes(cur.record.blob.payload, record.blob.payload)) return 'conflict';
+        cur.expiresAt = expiresAt;
+        cur.descriptor ??= descriptor;
+        this.#changes.push({
+          op: 'put-contacts',
+          ...withDescriptor(cur.record, cur.descriptor),
+          expiresAt,
+        });
+        return 'refreshed';
+      }
+    }
+    this.#contacts.set(record.id, { ...withDescriptor(record, descriptor), expiresAt });
+    this.#changes.push({ op: 'put-contacts', ...withDescriptor(record, descriptor), expiresAt });
+    return 'stored';
+  }
+
+  /** A community's contact list, or its tombstone when it was dissolved. */
+  contacts(
+    id: string,
+    now: number,
+  ): { contacts?: ContactsRecord; descriptor?: DescriptorRecord; tombstone?: TombstoneRecord } {
+    const t = this.#liveTombstone(id, now);
+    if (t !== undefined) return { tombstone: t };
+    const c = this.#contacts.get(id);
+    if (c === undefined || c.expiresAt <= now) return {};
+    return c.descriptor === undefined
+      ? { contacts: c.record }
+      : { contacts: c.record, descriptor: c.descriptor };
+  }
+
+  tombstone(id: string, now: number): TombstoneRecord | undefined {
+    return this.#liveTombstone(id, now);
+  }
+
+  /** Drops everything whose lifetime is over; returns how many entries went. */
+  expire(now: number): number {
+    let dropped = 0;
+    for (const [key, entries] of this.#keys) {
+      for (const [id, e] of entries) {
+        if (e.expiresAt <= now) {
+          entries.delete(id);
+          this.#keysOfId.get(id)?.delete(key);
+          this.#changes.push({ op: 'delete-entry', key, id });
+          dropped++;
+        }
+      }
+      if (entries.size === 0) this.#keys.delete(key);
+    }
+    for (const [id, set] of this.#keysOfId) if (set.size === 0) this.#keysOfId.delete(id);
+    for (const [id, c] of this.#contacts) {
+      if (c.expiresAt <= now) {
+        this.#contacts.delete(id);
+        this.#changes.push({ op: 'delete-contacts', id });
+        dropped++;
+      }
+    }
+    for (const [id, t] of this.#tombstones) {
+      if (t.expiresAt <= now) {
+        this.#tombstones.delete(id);
+        this.#changes.push({ op: 'delete-tombstone', id });
+        dropped++;
+      }
+    }
+    return dropped;
+  }
+
+  /** Counts of what is held (live or not yet swept). */
+  stats(): { descriptors: number; keys: number; contacts: number; tombstones: number } {
+    let descriptors = 0;
+    let keys = 0;
+    for (const entries of this.#keys.values()) {
+      let any = false;
+      for (const e of entries.values()) {
+        if (e.kind === 'descriptor') {
+          descriptors++;
+          any = true;
+        }
+      }
+      if (any) keys++;
+    }
+    return { descriptors, keys, contacts: this.#contacts.size, tombstones: this.#tombstones.size };
+  }
+
+  /** Returns and forgets the mutations since the last call. */
+  drainChanges(): Change[] {
+    const out = this.#changes;
+    this.#changes = [];
+    return out;
+  }
+
+  #entriesOf(key: string): Map<string, KeyEntry> {
+    let entries = this.#keys.get(key);
+    if (entries === undefined) {
+      entries = new Map();
+      this.#keys.set(key, entries);
+    }
+    return entries;
+  }
+
+  #indexId(id: string, key: string): void {
+    let set = this.#keysOfId.get(id);
+    if (set === undefined) {
+      set = new Set();
+      this.#keysOfId.set(id, set);
+    }
+    set.add(key);
+  }
+
+  #liveTombstone(id: string, now: number): TombstoneRecord | undefined {
+    const t = this.#tombstones.get(id);
+    return t !== undefined && t.expiresAt > now ? t.record : undefined;
+  }
+}
+
+export function hex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+
+function withDescriptor(
+  record: ContactsRecord,
+  descriptor: DescriptorRecord | undefined,
+): { record: ContactsRecord; descriptor?: DescriptorRecord } {
+  return descriptor === undefined ? { record } : { record, descriptor };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0;
+}

@@ -1,0 +1,51 @@
+/**
+ * The storing side of ProfilesDHT, per key (thesis algorithms 4.12–4.14): pure functions over
+ * the node's IndexTable. The network handlers verify signatures and call these.
+ */
+import type { Profile } from '../profile/profile.ts';
+import { hex, type IndexTable, type Outcome } from './index-table.ts';
+import type { DescriptorRecord, RankedDescriptor } from './records.ts';
+import { selectSimilar } from './select-similar.ts';
+
+/** Algorithm 4.12, GetSimilarCommunities: the k descriptors under `key` most similar to `profile`. */
+export function getSimilarCommunities(
+  table: IndexTable,
+  key: Uint8Array,
+  profile: Profile,
+  k: number,
+  now: number,
+): RankedDescriptor[] {
+  return selectSimilar(table.descriptors(hex(key), now), profile, k);
+}
+
+/**
+ * Algorithm 4.13, StoreDescriptor: select the s descriptors under `key` most similar to the new
+ * one (for the requester to notify), then store it. A refused write still returns the
+ * selection only when it was a refresh; a stale or forged-looking write learns nothing.
+ */
+export function storeDescriptor(
+  table: IndexTable,
+  key: Uint8Array,
+  record: DescriptorRecord,
+  s: number,
+  now: number,
+): { outcome: Outcome; similar: RankedDescriptor[] } {
+  const k = hex(key);
+  const similar = selectSimilar(table.descriptors(k, now), record.profile, s, record.id);
+  const outcome = table.putDescriptor(k, record, now);
+  return { outcome, similar: outcome === 'stored' || outcome === 'refreshed' ? similar : [] };
+}
+
+/**
+ * Algorithm 4.14, UpdateDescriptor: remove the old version (the table replaces it, as the new
+ * version is higher), select the s most similar, store the new one.
+ */
+export function updateDescriptor(
+  table: IndexTable,
+  key: Uint8Array,
+  record: DescriptorRecord,
+  s: number,
+  now: number,
+): { outcome: Outcome; similar: RankedDescriptor[] } {
+  return storeDescriptor(table, key, record, s, now);
+}

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import type { PeerId } from '@libp2p/interface';
+import type { KadDHT } from '@libp2p/kad-dht';
+
+// Kademlia ids as kad-dht computes them: SHA-256 of the key, SHA-256 of the peer id multihash.
+const peerIds = new Map<string, Uint8Array>();
+
+export function kadIdOfKey(key: Uint8Array): Uint8Array {
+  return createHash('sha256').update(key).digest();
+}
+
+export function kadIdOfPeer(peer: PeerId): Uint8Array {
+  const s = peer.toString();
+  let id = peerIds.get(s);
+  if (id === undefined) {
+    id = createHash('sha256').update(peer.toMultihash().bytes).digest();
+    if (peerIds.size > 100_000) peerIds.clear();
+    peerIds.set(s, id);
+  }
+  return id;
+}
+
+/** Compares the XOR distances of a and b to target: negative when a is closer. */
+export function compareDistance(a: Uint8Array, b: Uint8Array, target: Uint8Array): number {
+  for (let i = 0; i < target.length; i++) {
+    const da = (a[i] as number) ^ (target[i] as number);
+    const db = (b[i] as number) ^ (target[i] as number);
+    if (da !== db) return da - db;
+  }
+  return 0;
+}
+
+/** Sorts peers by XOR distance to the key, closest first (duplicates removed). */
+export function sortByDistance(peers: Iterable<PeerId>, key: Uint8Array): PeerId[] {
+  const target = kadIdOfKey(key);
+  const seen = new Map<string, PeerId>();
+  for (const p of peers) seen.set(p.toString(), p);
+  return [...seen.values()].sort((a, b) => compareDistance(kadIdOfPeer(a), kadIdOfPeer(b), target));
+}
+
+/**
+ * The peers closest to a key as the DHT's iterative lookup finds them, plus the local node,
+ * closest first. The local node always counts: a swarm of one, or a node whose neighbours are
+ * all gone, still stores and answers for every key. If the lookup times out before it
+ * finishes, the peers it heard of on the way are used.
+ */
+export async function closestPeers(
+  dht: KadDHT,
+  self: PeerId,
+  key: Uint8Array,
+  signal: AbortSignal,
+): Promise<PeerId[]> {
+  const final: PeerId[] = [];
+  const heard: PeerId[] = [];
+  try {
+    for await (const ev of dht.getClosestPeers(key, { signal })) {
+      if (ev.name === 'FINAL_PEER') final.push(ev.peer.id);
+      else if (ev.name === 'PEER_RESPONSE') for (const p of ev.closer) heard.push(p.id);
+    }
+  } catch (err) {
+    if (!signal.aborted) throw err;
+  }
+  return sortByDistance([self, ...(final.length > 0 ? final : heard)], key);
+}

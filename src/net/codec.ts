@@ -1,0 +1,149 @@
+/**
+ * The cidx wire protocol: one request and one response per stream, each a length-prefixed CBOR
+ * message. Every message carries the wire version; every request carries the digest of the
+ * swarm's parameters, so a node with other parameters is told so instead of mixing results.
+ * Decoding validates every field (zod) and refuses what CBOR allows but a message never holds.
+ */
+import { decode, encode } from 'cborg';
+import { z } from 'zod';
+import { STRICT_CBOR } from './records.ts';
+import { wireProfileSchema } from './wire-profile.ts';
+
+export const INDEX_PROTOCOL = '/cidx/index/1.0.0';
+export const WIRE_VERSION = 1;
+export const MAX_K = 1000;
+
+const bytes = z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'must be a byte string');
+export const signedSchema = z.object({ p: bytes, o: bytes, s: bytes });
+export type WireSigned = z.infer<typeof signedSchema>;
+const dhtKey = bytes.refine((b) => b.length > 0 && b.length <= 64, 'must be 1 to 64 bytes');
+const count = z.number().int().min(0).max(MAX_K);
+const base = {
+  v: z.literal(WIRE_VERSION),
+  swarm: bytes.refine((b) => b.length === 32, 'must be 32 bytes'),
+};
+
+export const requestSchema = z.discriminatedUnion('t', [
+  z.object({ ...base, t: z.literal('query'), key: dhtKey, profile: wireProfileSchema, k: count }),
+  z.object({ ...base, t: z.literal('store'), key: dhtKey, rec: signedSchema, s: count }),
+  z.object({ ...base, t: z.literal('update'), key: dhtKey, rec: signedSchema, s: count }),
+  z.object({ ...base, t: z.literal('remove'), rec: signedSchema }),
+  z.object({
+    ...base,
+    t: z.literal('contacts-put'),
+    rec: signedSchema,
+    desc: signedSchema.optional(),
+  }),
+  z.object({ ...base, t: z.literal('contacts-get'), id: z.string().regex(/^[0-9a-f]{64}$/) }),
+  z.object({
+    ...base,
+    t: z.literal('notify'),
+    kind: z.enum(['created', 'updated']),
+    rec: signedSchema,
+    sim: z.number().min(0).max(1e9),
+    for: z.string().regex(/^[0-9a-f]{64}$/),
+  }),
+  z.object({ ...base, t: z.literal('params') }),
+]);
+export type Request = z.infer<typeof requestSchema>;
+export type RequestType = Request['t'];
+
+export const ERROR_CODES = [
+  'swarm-mismatch',
+  'bad-request',
+  'bad-record',
+  'too-large',
+  'busy',
+  'internal',
+] as const;
+export const responseSchema = z.discriminatedUnion('ok', [
+  z.object({
+    v: z.literal(WIRE_VERSION),
+    ok: z.literal(true),
+    outcome: z.string().max(32).optional(),
+    recs: z.array(signedSchema).max(MAX_K).optional(),
+    rec: signedSchema.optional(),
+    desc: signedSchema.optional(),
+    tomb: signedSchema.optional(),
+    params: z.unknown().optional(),
+  }),
+  z.object({
+    v: z.literal(WIRE_VERSION),
+    ok: z.literal(false),
+    code: z.enum(ERROR_CODES),
+    msg: z.string().max(4096),
+    params: z.unknown().optional(),
+  }),
+]);
+export type Response = z.infer<typeof responseSchema>;
+export type OkResponse = Extract<Response, { ok: true }>;
+
+/** A message that cannot be decoded or does not match its schema. */
+export class CodecError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CodecError';
+  }
+}
+
+export function encodeMessage(message: Request | Response): Uint8Array {
+  return encode(message);
+}
+
+export function decodeRequest(bytes: Uint8Array): Request {
+  return decodeWith(requestSchema, bytes, 'request');
+}
+
+export function decodeResponse(bytes: Uint8Array): Response {
+  return decodeWith(responseSchema, bytes, 'response');
+}
+
+function decodeWith<T>(schema: z.ZodType<T>, bytes: Uint8Array, what: string): T {
+  let raw: unknown;
+  try {
+    raw = decode(bytes, STRICT_CBOR);
+  } catch (err) {
+    throw new CodecError(`${what} is not valid CBOR (${(err as Error).message})`);
+  }
+  if (typeof raw === 'object' && raw !== null && 'v' in raw && raw.v !== WIRE_VERSION) {
+    throw new CodecError(
+      `${what} has wire version ${String(raw.v)}; this node speaks ${WIRE_VERSION}`,
+    );
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    throw new CodecError(`${what}: ${z.prettifyError(parsed.error).replaceAll('\n', ' ')}`);
+  }
+  return parsed.data;
+}
+
+/** A signed record as the wire carries it. */
+export function blobToWire(b: {
+  payload: Uint8Array;
+  owner: Uint8Array;
+  sig: Uint8Array;
+}): WireSigned {
+  return { p: b.payload, o: b.owner, s: b.sig };
+}
+
+export function blobFromWire(w: WireSigned): {
+  payload: Uint8Array;
+  owner: Uint8Array;
+  sig: Uint8Array;
+} {
+  return { payload: w.p, owner: w.o, sig: w.s };
+}
+
+/** CBOR overhead of one signed record beyond its three byte strings (generous). */
+const RECORD_OVERHEAD = 16;
+
+/** Keeps the longest prefix of `recs` whose encoding fits in `budget` bytes. */
+export function fitToFrame(recs: WireSigned[], budget: number): WireSigned[] {
+  let used = 0;
+  for (let i = 0; i < recs.length; i++) {
+    const r = recs[i] as WireSigned;
+    used += r.p.length + r.o.length + r.s.length + RECORD_OVERHEAD;
+    if (used > budget) return recs.slice(0, i);
+  }
+  return recs;
+}

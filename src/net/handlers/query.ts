@@ -1,0 +1,25 @@
+import type { PeerId } from '@libp2p/interface';
+import { getSimilarCommunities } from '../../index/responder.ts';
+import { blobToWire, fitToFrame, type Request, type Response } from '../codec.ts';
+import { type Handler, ok } from '../server.ts';
+import { profileFromWire } from '../wire-profile.ts';
+import type { HandlerComponents } from './components.ts';
+
+/** GetSimilarCommunities (algorithm 4.12): the k stored descriptors most similar to the query. */
+export class QueryHandler implements Handler<'query'> {
+  readonly #c: HandlerComponents;
+  constructor(c: HandlerComponents) {
+    this.#c = c;
+  }
+
+  async handle(_from: PeerId, req: Extract<Request, { t: 'query' }>): Promise<Response> {
+    const profile = profileFromWire(req.profile, this.#c.profileLimits);
+    const ranked = getSimilarCommunities(this.#c.table, req.key, profile, req.k, this.#c.now());
+    return ok({
+      recs: fitToFrame(
+        ranked.map((r) => blobToWire(r.record.blob)),
+        this.#c.responseBudget,
+      ),
+    });
+  }
+}

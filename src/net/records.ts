@@ -1,0 +1,164 @@
+/**
+ * Signed records on the wire: payload encoding, signing with the owner's libp2p key, and
+ * opening (verify the signature, decode, validate, check the id derives from owner and nonce).
+ */
+import { createHash } from 'node:crypto';
+import { publicKeyFromProtobuf, publicKeyToProtobuf } from '@libp2p/crypto/keys';
+import type { PrivateKey } from '@libp2p/interface';
+import { multiaddr } from '@multiformats/multiaddr';
+import { decode, encode } from 'cborg';
+import { z } from 'zod';
+import type {
+  ContactsRecord,
+  DescriptorRecord,
+  RemovalRecord,
+  SignedBlob,
+  SignedRecord,
+  TombstoneRecord,
+} from '../index/records.ts';
+import type { ParseOptions } from '../profile/parse.ts';
+import type { Profile } from '../profile/profile.ts';
+import { profileFromWire, profileToWire, wireProfileSchema } from './wire-profile.ts';
+
+const SIGNING_DOMAIN = Buffer.from('cidx/record/v1\0', 'utf8');
+const ID_DOMAIN = Buffer.from('cidx/community/v1\0', 'utf8');
+export const NONCE_BYTES = 16;
+export const MAX_CONTACTS = 32;
+export const MAX_ADDR_CHARS = 512;
+
+/** CBOR decoding that refuses anything a well-formed record never holds. */
+export const STRICT_CBOR = {
+  strict: true,
+  allowIndefinite: false,
+  allowUndefined: false,
+  allowInfinity: false,
+  allowNaN: false,
+  allowBigInt: false,
+  rejectDuplicateMapKeys: true,
+} as const;
+
+/** A record that does not verify or decode; the message says why. */
+export class RecordError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RecordError';
+  }
+}
+
+/** Community id: hex SHA-256 of the owner's public key and a nonce. */
+export function communityId(owner: Uint8Array, nonce: Uint8Array): string {
+  return createHash('sha256').update(ID_DOMAIN).update(owner).update(nonce).digest('hex');
+}
+
+const bytes = z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'must be a byte string');
+const version = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const head = {
+  id: z.string().regex(/^[0-9a-f]{64}$/),
+  n: bytes.refine((b) => b.length === NONCE_BYTES),
+  v: version,
+};
+const payloadSchema = z.discriminatedUnion('t', [
+  z.object({ t: z.literal('d'), ...head, ...wireProfileSchema.shape }),
+  z.object({
+    t: z.literal('c'),
+    ...head,
+    a: z.array(z.string().max(MAX_ADDR_CHARS)).max(MAX_CONTACTS),
+  }),
+  z.object({ t: z.literal('r'), ...head, k: bytes.refine((b) => b.length > 0 && b.length <= 64) }),
+  z.object({ t: z.literal('x'), ...head }),
+]);
+
+/** What an owner signs, before encoding. */
+export type RecordContent =
+  | { kind: 'descriptor'; id: string; nonce: Uint8Array; version: number; profile: Profile }
+  | { kind: 'contacts'; id: string; nonce: Uint8Array; version: number; addrs: string[] }
+  | { kind: 'removal'; id: string; nonce: Uint8Array; version: number; key: Uint8Array }
+  | { kind: 'tombstone'; id: string; nonce: Uint8Array; version: number };
+
+function payloadOf(c: RecordContent): Uint8Array {
+  const h = { id: c.id, n: c.nonce, v: c.version };
+  switch (c.kind) {
+    case 'descriptor':
+      return encode({ t: 'd', ...h, ...profileToWire(c.profile) });
+    case 'contacts':
+      return encode({ t: 'c', ...h, a: c.addrs });
+    case 'removal':
+      return encode({ t: 'r', ...h, k: c.key });
+    case 'tombstone':
+      return encode({ t: 'x', ...h });
+  }
+}
+
+/** Signs a record with the owner's key. */
+export async function signRecord(key: PrivateKey, content: RecordContent): Promise<SignedBlob> {
+  const payload = payloadOf(content);
+  const sig = await key.sign(Buffer.concat([SIGNING_DOMAIN, payload]));
+  return { payload, owner: publicKeyToProtobuf(key.publicKey), sig };
+}
+
+/**
+ * Verifies and decodes a signed record. Throws RecordError when the signature, the encoding,
+ * the fields or the id derivation is wrong; never returns a half-checked record.
+ */
+export async function openRecord(
+  blob: SignedBlob,
+  profileLimits: ParseOptions = {},
+): Promise<SignedRecord> {
+  let ok: boolean;
+  try {
+    const pk = publicKeyFromProtobuf(blob.owner);
+    ok = await pk.verify(Buffer.concat([SIGNING_DOMAIN, blob.payload]), blob.sig);
+  } catch (err) {
+    throw new RecordError(`bad owner key or signature (${(err as Error).message})`);
+  }
+  if (!ok) throw new RecordError('signature does not verify');
+  let raw: unknown;
+  try {
+    raw = decode(blob.payload, STRICT_CBOR);
+  } catch (err) {
+    throw new RecordError(`payload is not valid CBOR (${(err as Error).message})`);
+  }
+  const parsed = payloadSchema.safeParse(raw);
+  if (!parsed.success)
+    throw new RecordError(`payload: ${z.prettifyError(parsed.error).replaceAll('\n', ' ')}`);
+  const p = parsed.data;
+  if (communityId(blob.owner, p.n) !== p.id)
+    throw new RecordError('id does not derive from owner and nonce');
+  const h = { id: p.id, nonce: p.n, version: p.v, owner: blob.owner, blob };
+  switch (p.t) {
+    case 'd': {
+      let profile: Profile;
+      try {
+        profile = profileFromWire(p, profileLimits);
+      } catch (err) {
+        throw new RecordError(`profile: ${(err as Error).message}`);
+      }
+      return { kind: 'descriptor', ...h, profile } satisfies DescriptorRecord;
+    }
+    case 'c':
+      for (const a of p.a) checkContactAddr(a);
+      return { kind: 'contacts', ...h, addrs: p.a } satisfies ContactsRecord;
+    case 'r':
+      return { kind: 'removal', ...h, key: p.k } satisfies RemovalRecord;
+    case 'x':
+      return { kind: 'tombstone', ...h } satisfies TombstoneRecord;
+  }
+}
+
+/** A contact address must be a multiaddr that names its peer (ends in /p2p/<peer id>). */
+export function checkContactAddr(addr: string): void {
+  let peer: string | null;
+  try {
+    peer =
+      multiaddr(addr)
+        .getComponents()
+        .findLast((c) => c.name === 'p2p')?.value ?? null;
+  } catch (err) {
+    throw new RecordError(
+      `contact ${JSON.stringify(addr)} is not a multiaddr (${(err as Error).message})`,
+    );
+  }
+  if (peer === null || !addr.endsWith(`/p2p/${peer}`)) {
+    throw new RecordError(`contact ${JSON.stringify(addr)} must end in /p2p/<peer id>`);
+  }
+}

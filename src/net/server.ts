@@ -1,0 +1,134 @@
+import type { Connection, PeerId, Stream } from '@libp2p/interface';
+import { lpStream } from '@libp2p/utils';
+import { FieldError } from '../profile/errors.ts';
+import {
+  CodecError,
+  decodeRequest,
+  encodeMessage,
+  INDEX_PROTOCOL,
+  type Request,
+  type RequestType,
+  type Response,
+  WIRE_VERSION,
+} from './codec.ts';
+import type { CidxLibp2p } from './libp2p.ts';
+import type { Meter } from './meter.ts';
+import { RecordError } from './records.ts';
+
+/** Answers one request type. Validation of the request's records is its first step. */
+export interface Handler<T extends RequestType = RequestType> {
+  handle(from: PeerId, req: Extract<Request, { t: T }>): Promise<Response>;
+}
+export type Handlers = { [T in RequestType]: Handler<T> };
+
+export interface ServerOptions {
+  /** Bound on reading a request and writing its answer (ms). */
+  timeoutMs: number;
+  maxFrameBytes: number;
+  /** Streams of the cidx protocol served at once. */
+  maxInboundStreams: number;
+  /** This swarm's parameters digest and parameters (sent back on a mismatch). */
+  swarmDigest: Uint8Array;
+  swarmParams: unknown;
+}
+
+/**
+ * The responder side of the cidx protocol: reads a request, checks the swarm digest,
+ * dispatches it to the handler of its type and writes the answer. Local requests (the node is
+ * among the closest peers of a key) go through `dispatch` directly, with the same checks.
+ */
+export class IndexServer {
+  readonly #libp2p: CidxLibp2p;
+  readonly #handlers: Handlers;
+  readonly #opts: ServerOptions;
+  readonly #meter: Meter;
+
+  constructor(libp2p: CidxLibp2p, handlers: Handlers, opts: ServerOptions, meter: Meter) {
+    this.#libp2p = libp2p;
+    this.#handlers = handlers;
+    this.#opts = opts;
+    this.#meter = meter;
+  }
+
+  async start(): Promise<void> {
+    await this.#libp2p.handle(
+      INDEX_PROTOCOL,
+      (stream, connection) => this.#serve(stream, connection),
+      {
+        maxInboundStreams: this.#opts.maxInboundStreams,
+      },
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.#libp2p.unhandle(INDEX_PROTOCOL);
+  }
+
+  async dispatch(from: PeerId, req: Request): Promise<Response> {
+    if (req.t !== 'params' && !sameBytes(req.swarm, this.#opts.swarmDigest)) {
+      return fail(
+        'swarm-mismatch',
+        'this node runs other swarm parameters',
+        this.#opts.swarmParams,
+      );
+    }
+    try {
+      const handler = this.#handlers[req.t] as Handler;
+      return await handler.handle(from, req);
+    } catch (err) {
+      if (err instanceof RecordError) return fail('bad-record', err.message);
+      if (err instanceof FieldError || err instanceof CodecError)
+        return fail('bad-request', err.message);
+      return fail('internal', (err as Error).message);
+    }
+  }
+
+  async #serve(stream: Stream, connection: Connection): Promise<void> {
+    const signal = AbortSignal.timeout(this.#opts.timeoutMs);
+    const lp = lpStream(stream, { maxDataLength: this.#opts.maxFrameBytes });
+    let res: Response = fail('internal', 'no answer');
+    let type = 'unknown';
+    try {
+      const raw = (await lp.read({ signal })).subarray();
+      let req: Request | undefined;
+      try {
+        req = decodeRequest(raw);
+        type = req.t;
+      } catch (err) {
+        res = fail('bad-request', (err as Error).message);
+      }
+      this.#meter.count(`in:${type}`, raw.length);
+      if (req !== undefined) res = await this.dispatch(connection.remotePeer, req);
+    } catch (err) {
+      // Oversized frame, timeout or a reset stream: nothing sensible can be answered.
+      stream.abort(err as Error);
+      return;
+    }
+    try {
+      const out = encodeMessage(res);
+      await lp.write(out, { signal });
+      this.#meter.count(`out:${type}-response`, out.length);
+      await stream.close({ signal });
+    } catch (err) {
+      stream.abort(err as Error);
+    }
+  }
+}
+
+export function ok(body: Omit<Extract<Response, { ok: true }>, 'v' | 'ok'> = {}): Response {
+  return { v: WIRE_VERSION, ok: true, ...body };
+}
+
+export function fail(
+  code: Extract<Response, { ok: false }>['code'],
+  msg: string,
+  params?: unknown,
+): Response {
+  return params === undefined
+    ? { v: WIRE_VERSION, ok: false, code, msg }
+    : { v: WIRE_VERSION, ok: false, code, msg, params };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0;
+}

@@ -1,0 +1,107 @@
+import type { PrivateKey } from '@libp2p/interface';
+import type { KadDHTInit } from '@libp2p/kad-dht';
+import type { Datastore } from 'interface-datastore';
+import type { SwarmParams } from '../index/swarm.ts';
+import { ParamsError } from '../keys/params.ts';
+
+export interface Timing {
+  /** Bound on one request/response exchange, dial included (ms). */
+  requestTimeoutMs: number;
+  /** Bound on one DHT lookup of the closest peers (ms). */
+  lookupTimeoutMs: number;
+  /** How often owners store their records again (ms). */
+  republishIntervalMs: number;
+  /** How long a stored record lives without a republish (ms). */
+  recordTtlMs: number;
+  /** How long a tombstone lives; at least recordTtlMs, so it outlives every stale copy (ms). */
+  tombstoneTtlMs: number;
+  /** How often expired records are swept (ms). */
+  expireIntervalMs: number;
+  /** How often to retry the bootstrap peers while no peer is known (ms). */
+  bootstrapRetryMs: number;
+  /** How long a key's closest peers are reused before a new lookup (ms; 0: never reused). */
+  closestCacheMs: number;
+}
+
+export interface Limits {
+  /** Largest frame sent or accepted (bytes). */
+  maxFrameBytes: number;
+  maxAttributes: number;
+  maxRelations: number;
+  /** Keys handled at once by one operation. */
+  concurrency: number;
+  /** Replicas asked per key on a search (the closest that answer). */
+  queryReplicas: number;
+  inboxCapacity: number;
+  maxInboundStreams: number;
+}
+
+export const DEFAULT_TIMING: Timing = {
+  requestTimeoutMs: 10_000,
+  lookupTimeoutMs: 20_000,
+  republishIntervalMs: 30 * 60_000,
+  recordTtlMs: 2 * 3_600_000,
+  tombstoneTtlMs: 4 * 3_600_000,
+  expireIntervalMs: 60_000,
+  bootstrapRetryMs: 10_000,
+  closestCacheMs: 30_000,
+};
+
+export const DEFAULT_LIMITS: Limits = {
+  maxFrameBytes: 2 * 1024 * 1024,
+  maxAttributes: 4096,
+  maxRelations: 131_072,
+  concurrency: 8,
+  queryReplicas: 1,
+  inboxCapacity: 10_000,
+  maxInboundStreams: 256,
+};
+
+export interface NodeOptions {
+  /** Parameters shared by the whole swarm. */
+  swarm?: Partial<SwarmParams>;
+  /** `tcp` for real use, `memory` for nodes in one process. */
+  transport: 'tcp' | 'memory';
+  listen: string[];
+  /** Multiaddrs (with /p2p/…) of peers already in the swarm. */
+  bootstrap?: string[];
+  privateKey?: PrivateKey;
+  datastore?: Datastore;
+  encryption?: 'noise' | 'plaintext';
+  dht?: Partial<KadDHTInit>;
+  maxConnections?: number;
+  timing?: Partial<Timing>;
+  limits?: Partial<Limits>;
+  /** The clock, in ms (tests move it). */
+  now?: () => number;
+}
+
+/** Fills in defaults and checks values; throws ParamsError naming the field. */
+export function resolveTiming(t: Partial<Timing> = {}): Timing {
+  const out = { ...DEFAULT_TIMING, ...t };
+  for (const [k, v] of Object.entries(out)) {
+    if (!Number.isFinite(v) || v <= 0)
+      throw new ParamsError(`timing.${k}`, 'must be a positive number of ms');
+  }
+  if (out.tombstoneTtlMs < out.recordTtlMs) {
+    throw new ParamsError('timing.tombstoneTtlMs', 'must be at least recordTtlMs');
+  }
+  if (out.recordTtlMs <= out.republishIntervalMs) {
+    throw new ParamsError(
+      'timing.recordTtlMs',
+      'must exceed republishIntervalMs, or records expire between republishes',
+    );
+  }
+  return out;
+}
+
+export function resolveLimits(l: Partial<Limits> = {}): Limits {
+  const out = { ...DEFAULT_LIMITS, ...l };
+  for (const [k, v] of Object.entries(out)) {
+    if (!Number.isInteger(v) || v < 1)
+      throw new ParamsError(`limits.${k}`, 'must be an integer >= 1');
+  }
+  if (out.maxFrameBytes < 4096)
+    throw new ParamsError('limits.maxFrameBytes', 'must be at least 4096');
+  return out;
+}

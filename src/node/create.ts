@@ -1,0 +1,122 @@
+/**
+ * Creating a community: thesis algorithms 3.2, 4.7 (per attribute) and 4.18 (LSH), with 4.8
+ * (StoreAndNotify): store the descriptor under every key, put the contacts on AddressesDHT,
+ * rank what the storing nodes returned, notify the contacts of the l most similar.
+ */
+import { randomBytes } from 'node:crypto';
+import { publicKeyToProtobuf } from '@libp2p/crypto/keys';
+import type { NotificationKind } from '../index/inbox.ts';
+import { hex } from '../index/index-table.ts';
+import type { RankedDescriptor, SignedBlob } from '../index/records.ts';
+import { indexKeys } from '../keys/index-keys.ts';
+import {
+  checkContactAddr,
+  communityId,
+  MAX_CONTACTS,
+  NONCE_BYTES,
+  signRecord,
+} from '../net/records.ts';
+import { FieldError } from '../profile/errors.ts';
+import type { Profile } from '../profile/profile.ts';
+import type { NodeContext } from './context.ts';
+import { NetworkError } from './errors.ts';
+import { rankReturned } from './lookup.ts';
+import { notifyContacts } from './notify.ts';
+import { putContacts, type StoreReport, storeUnderKeys } from './store.ts';
+
+export interface ChangeResult {
+  id: string;
+  version: number;
+  /** The most similar communities found by the storing nodes (at most `notify`). */
+  similar: { id: string; similarity: number }[];
+  /** Notifications accepted by contacts of those communities. */
+  notified: number;
+  /** Keys stored (or updated) on at least one replica, and keys no replica took. */
+  keys: { stored: number; failed: number };
+}
+
+export interface CreateOptions {
+  /** Contact addresses; this node's own addresses when absent. */
+  contacts?: string[];
+  /** How many of the most similar communities to notify (default: the swarm's l). */
+  notify?: number;
+}
+
+export async function createCommunity(
+  ctx: NodeContext,
+  profile: Profile,
+  opts: CreateOptions = {},
+): Promise<ChangeResult> {
+  const contacts = checkContacts(opts.contacts ?? ctx.libp2p.getMultiaddrs().map(String));
+  const l = checkNotify(opts.notify ?? ctx.swarm.params.l);
+  const nonce = new Uint8Array(randomBytes(NONCE_BYTES));
+  const id = communityId(publicKeyToProtobuf(ctx.key.publicKey), nonce);
+  const version = 1;
+  const descriptor = await signRecord(ctx.key, { kind: 'descriptor', id, nonce, version, profile });
+  const contactsRecord = await signRecord(ctx.key, {
+    kind: 'contacts',
+    id,
+    nonce,
+    version,
+    addrs: contacts,
+  });
+  const keys = indexKeys(profile, ctx.swarm.params.index);
+  const report = await storeUnderKeys(ctx, keys, 'store', descriptor, ctx.swarm.params.s);
+  if (report.storedKeys === 0)
+    throw new NetworkError(`no peer stored the new community under any of its ${keys.length} keys`);
+  await putContacts(ctx, id, contactsRecord, descriptor);
+  await ctx.owned.put({
+    id,
+    nonce,
+    version,
+    profile,
+    contacts,
+    keys: keys.map(hex),
+    descriptor,
+    contactsRecord,
+  });
+  return storeAndNotify(ctx, 'created', { id, version, profile, descriptor }, report, l);
+}
+
+/** Algorithm 4.8: rank the descriptors the storing nodes returned and notify the best l. */
+export async function storeAndNotify(
+  ctx: NodeContext,
+  kind: NotificationKind,
+  c: { id: string; version: number; profile: Profile; descriptor: SignedBlob },
+  report: StoreReport,
+  l: number,
+): Promise<ChangeResult> {
+  const ranked: RankedDescriptor[] = (
+    await rankReturned(ctx, report.similar, c.profile, c.id)
+  ).slice(0, l);
+  const notified = ranked.length === 0 ? 0 : await notifyContacts(ctx, kind, c.descriptor, ranked);
+  return {
+    id: c.id,
+    version: c.version,
+    similar: ranked.map((r) => ({ id: r.record.id, similarity: r.similarity })),
+    notified,
+    keys: { stored: report.storedKeys, failed: report.failedKeys },
+  };
+}
+
+export function checkContacts(contacts: string[]): string[] {
+  if (!Array.isArray(contacts) || contacts.length === 0)
+    throw new FieldError('contacts', 'must hold at least one address');
+  if (contacts.length > MAX_CONTACTS)
+    throw new FieldError('contacts', `must hold at most ${MAX_CONTACTS} addresses`);
+  contacts.forEach((a, i) => {
+    try {
+      if (typeof a !== 'string') throw new Error('must be a string');
+      checkContactAddr(a);
+    } catch (err) {
+      throw new FieldError(`contacts[${i}]`, (err as Error).message);
+    }
+  });
+  return [...contacts];
+}
+
+export function checkNotify(n: number): number {
+  if (!Number.isInteger(n) || n < 0 || n > 1000)
+    throw new FieldError('notify', 'must be an integer in [0, 1000]');
+  return n;
+}

@@ -1,0 +1,374 @@
+import { EventEmitter } from 'node:events';
+import { generateKeyPair } from '@libp2p/crypto/keys';
+import type { PeerId, PrivateKey } from '@libp2p/interface';
+import { multiaddr } from '@multiformats/multiaddr';
+import { Inbox, type Notification } from '../index/inbox.ts';
+import { IndexTable } from '../index/index-table.ts';
+import { type ResolvedSwarm, resolveSwarm } from '../index/swarm.ts';
+import { IndexClient } from '../net/client.ts';
+import { WIRE_VERSION } from '../net/codec.ts';
+import { createHandlers } from '../net/handlers/index.ts';
+import { type CidxLibp2p, createHost } from '../net/libp2p.ts';
+import { Meter, type TrafficCounters } from '../net/meter.ts';
+import { IndexServer } from '../net/server.ts';
+import { FieldError } from '../profile/errors.ts';
+import { parseProfile } from '../profile/parse.ts';
+import { Profile } from '../profile/profile.ts';
+import {
+  type Limits,
+  type NodeOptions,
+  resolveLimits,
+  resolveTiming,
+  type Timing,
+} from './config.ts';
+import type { NodeContext } from './context.ts';
+import { type ChangeResult, type CreateOptions, createCommunity } from './create.ts';
+import { dissolveCommunity } from './dissolve.ts';
+import { SwarmMismatchError, UnknownCommunityError } from './errors.ts';
+import { lookupCommunity } from './lookup.ts';
+import { MemoryOwnedStore, type OwnedCommunity, type OwnedStore } from './ownership.ts';
+import { type RepublishReport, republishOwned } from './republish.ts';
+import { Router } from './router.ts';
+import {
+  type CommunityResult,
+  type JoinOptions,
+  type JoinResult,
+  joinCommunities,
+  searchCommunities,
+} from './search.ts';
+import { updateCommunity } from './update.ts';
+
+export interface NodeEvents {
+  notification: [Notification];
+  republished: [RepublishReport];
+  warning: [string];
+}
+
+export interface CommunityInfo {
+  id: string;
+  version: number;
+  profile: Profile;
+  contacts: string[];
+  owned: boolean;
+}
+
+/**
+ * A cidx index node: one libp2p host in ProfilesDHT and AddressesDHT, serving its share of the
+ * index and running the thesis's requester algorithms (search, join, create, update, dissolve),
+ * republishing what it owns and keeping an inbox of notifications.
+ */
+export class CidxNode extends EventEmitter<NodeEvents> {
+  readonly libp2p: CidxLibp2p;
+  readonly swarm: ResolvedSwarm;
+  readonly timing: Timing;
+  readonly limits: Limits;
+  readonly table: IndexTable;
+  readonly inbox: Inbox;
+  readonly meter = new Meter();
+  readonly #ctx: NodeContext;
+  readonly #server: IndexServer;
+  readonly #bootstrap: string[];
+  readonly #now: () => number;
+  #timers: NodeJS.Timeout[] = [];
+  #republishing = false;
+  #started = false;
+
+  private constructor(libp2p: CidxLibp2p, key: PrivateKey, opts: NodeOptions, owned: OwnedStore) {
+    super();
+    this.libp2p = libp2p;
+    this.swarm = resolveSwarm(opts.swarm);
+    this.timing = resolveTiming(opts.timing);
+    this.limits = resolveLimits(opts.limits);
+    this.#now = opts.now ?? Date.now;
+    this.#bootstrap = opts.bootstrap ?? [];
+    this.table = new IndexTable({
+      recordTtlMs: this.timing.recordTtlMs,
+      tombstoneTtlMs: this.timing.tombstoneTtlMs,
+    });
+    this.inbox = new Inbox({ capacity: this.limits.inboxCapacity });
+    const profileLimits = {
+      maxAttributes: this.limits.maxAttributes,
+      maxRelations: this.limits.maxRelations,
+    };
+    const handlers = createHandlers({
+      table: this.table,
+      inbox: this.inbox,
+      swarm: this.swarm,
+      profileLimits,
+      responseBudget: this.limits.maxFrameBytes - 1024,
+      now: this.#now,
+      persist: async () => {
+        this.table.drainChanges();
+      },
+      notified: (n) => this.emit('notification', n),
+    });
+    this.#server = new IndexServer(
+      libp2p,
+      handlers,
+      {
+        timeoutMs: this.timing.requestTimeoutMs,
+        maxFrameBytes: this.limits.maxFrameBytes,
+        maxInboundStreams: this.limits.maxInboundStreams,
+        swarmDigest: this.swarm.digest,
+        swarmParams: this.swarm.params,
+      },
+      this.meter,
+    );
+    const client = new IndexClient(
+      libp2p,
+      { timeoutMs: this.timing.requestTimeoutMs, maxFrameBytes: this.limits.maxFrameBytes },
+      this.meter,
+    );
+    const router = new Router(libp2p, client, this.#server, {
+      lookupTimeoutMs: this.timing.lookupTimeoutMs,
+      closestCacheMs: this.timing.closestCacheMs,
+      now: this.#now,
+      swarmParams: this.swarm.params,
+    });
+    this.#ctx = {
+      libp2p,
+      router,
+      swarm: this.swarm,
+      timing: this.timing,
+      limits: this.limits,
+      key,
+      owned,
+      profileLimits,
+      now: this.#now,
+    };
+  }
+
+  /** Builds a node (not started). Parameters are checked here: a bad one throws ParamsError. */
+  static async create(
+    opts: NodeOptions,
+    owned: OwnedStore = new MemoryOwnedStore(),
+  ): Promise<CidxNode> {
+    resolveSwarm(opts.swarm);
+    resolveTiming(opts.timing);
+    resolveLimits(opts.limits);
+    const privateKey = opts.privateKey ?? (await generateKeyPair('Ed25519'));
+    const libp2p = await createHost({
+      transport: opts.transport,
+      listen: opts.listen,
+      privateKey,
+      ...(opts.datastore ? { datastore: opts.datastore } : {}),
+      ...(opts.encryption ? { encryption: opts.encryption } : {}),
+      ...(opts.dht ? { dht: opts.dht } : {}),
+      ...(opts.maxConnections ? { maxConnections: opts.maxConnections } : {}),
+    });
+    return new CidxNode(libp2p, privateKey, opts, owned);
+  }
+
+  get peerId(): PeerId {
+    return this.libp2p.peerId;
+  }
+
+  /** Listen addresses, each ending in /p2p/<peer id>. */
+  get addrs(): string[] {
+    return this.libp2p.getMultiaddrs().map(String);
+  }
+
+  /**
+   * Starts the host and the protocol, joins through the bootstrap peers and checks that they
+   * run the same swarm parameters (SwarmMismatchError otherwise), then starts the timers.
+   */
+  async start(): Promise<void> {
+    if (this.#started) return;
+    await this.libp2p.start();
+    await this.#server.start();
+    this.#started = true;
+    try {
+      await this.#joinSwarm();
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+    this.#every(this.timing.republishIntervalMs, () => this.republish().then(() => {}));
+    this.#every(this.timing.expireIntervalMs, async () => {
+      this.table.expire(this.#now());
+    });
+  }
+
+  async stop(): Promise<void> {
+    for (const t of this.#timers) clearInterval(t);
+    this.#timers = [];
+    if (!this.#started) return;
+    this.#started = false;
+    await this.#server.stop().catch(() => {});
+    await this.libp2p.stop();
+  }
+
+  /** The k communities most similar to the profile, best first, with their contacts. */
+  async search(profile: Profile | unknown, opts: { k?: number } = {}): Promise<CommunityResult[]> {
+    return searchCommunities(
+      this.#ctx,
+      this.#profile(profile),
+      checkK(opts.k ?? this.swarm.params.k),
+    );
+  }
+
+  /** The best community for each interest of the profile. */
+  async join(profile: Profile | unknown, opts: JoinOptions = {}): Promise<JoinResult> {
+    if (opts.k !== undefined) checkK(opts.k);
+    return joinCommunities(this.#ctx, this.#profile(profile), opts);
+  }
+
+  async create(profile: Profile | unknown, opts: CreateOptions = {}): Promise<ChangeResult> {
+    return createCommunity(this.#ctx, this.#profile(profile), opts);
+  }
+
+  async update(
+    id: string,
+    profile: Profile | unknown,
+    opts: { notify?: number } = {},
+  ): Promise<ChangeResult> {
+    return updateCommunity(this.#ctx, id, this.#profile(profile), opts);
+  }
+
+  async dissolve(id: string): Promise<{ id: string; dissolved: true }> {
+    return dissolveCommunity(this.#ctx, id);
+  }
+
+  /** A community by id: from this node if it owns it, else from AddressesDHT. */
+  async get(id: string): Promise<CommunityInfo> {
+    const own = this.#ctx.owned.get(id);
+    if (own !== undefined) {
+      if (own.dissolved !== undefined) throw new UnknownCommunityError(id, 'dissolved community');
+      return {
+        id,
+        version: own.version,
+        profile: own.profile,
+        contacts: own.contacts,
+        owned: true,
+      };
+    }
+    const entry = await lookupCommunity(this.#ctx, id);
+    if (entry.dissolved) throw new UnknownCommunityError(id, 'dissolved community');
+    if (entry.descriptor === undefined) throw new UnknownCommunityError(id);
+    return {
+      id,
+      version: entry.descriptor.version,
+      profile: entry.descriptor.profile,
+      contacts: entry.contacts?.addrs ?? [],
+      owned: false,
+    };
+  }
+
+  /** What this node keeps about a community it owns (signed records included). */
+  owned(id: string): OwnedCommunity | undefined {
+    return this.#ctx.owned.get(id);
+  }
+
+  /** Ids of the communities this node owns (dissolved ones excluded). */
+  ownedIds(): string[] {
+    return this.#ctx.owned
+      .all()
+      .filter((c) => c.dissolved === undefined)
+      .map((c) => c.id);
+  }
+
+  notifications(since = 0): Notification[] {
+    return this.inbox.list(since);
+  }
+
+  /** Runs one republish round now (also run every republishIntervalMs). */
+  async republish(): Promise<RepublishReport> {
+    if (this.#republishing) return { communities: 0, tombstones: 0, failedKeys: 0 };
+    this.#republishing = true;
+    try {
+      const report = await republishOwned(this.#ctx);
+      this.emit('republished', report);
+      return report;
+    } finally {
+      this.#republishing = false;
+    }
+  }
+
+  info(): {
+    peerId: string;
+    addrs: string[];
+    swarm: ResolvedSwarm['params'];
+    peers: { profiles: number; addresses: number; connections: number };
+    stored: ReturnType<IndexTable['stats']>;
+    owned: number;
+    inbox: number;
+  } {
+    return {
+      peerId: this.peerId.toString(),
+      addrs: this.addrs,
+      swarm: this.swarm.params,
+      peers: {
+        profiles: routingTableSize(this.libp2p.services.profiles),
+        addresses: routingTableSize(this.libp2p.services.addresses),
+        connections: this.libp2p.getConnections().length,
+      },
+      stored: this.table.stats(),
+      owned: this.ownedIds().length,
+      inbox: this.inbox.size,
+    };
+  }
+
+  /** Traffic of the cidx protocol by message type (`out:query`, `in:store-response`, …). */
+  traffic(): Record<string, TrafficCounters> {
+    return this.meter.snapshot();
+  }
+
+  #profile(p: Profile | unknown): Profile {
+    return p instanceof Profile ? p : parseProfile(p, this.#ctx.profileLimits);
+  }
+
+  #every(ms: number, fn: () => Promise<void>): void {
+    const t = setInterval(() => {
+      fn().catch((err) => this.emit('warning', `${(err as Error).message}`));
+    }, ms);
+    t.unref();
+    this.#timers.push(t);
+  }
+
+  async #joinSwarm(): Promise<void> {
+    if (this.#bootstrap.length === 0) return;
+    let reached = 0;
+    let lastError: unknown;
+    for (const addr of this.#bootstrap) {
+      try {
+        const ma = multiaddr(addr);
+        const conn = await this.libp2p.dial(ma, {
+          signal: AbortSignal.timeout(this.timing.requestTimeoutMs),
+        });
+        const res = await this.#ctx.router.send(conn.remotePeer, {
+          v: WIRE_VERSION,
+          swarm: this.swarm.digest,
+          t: 'params',
+        });
+        const theirs = resolveSwarm(res.params as never);
+        if (Buffer.compare(theirs.digest, this.swarm.digest) !== 0) {
+          throw new SwarmMismatchError(this.swarm.params, theirs.params);
+        }
+        reached++;
+      } catch (err) {
+        if (err instanceof SwarmMismatchError) throw err;
+        lastError = err;
+      }
+    }
+    if (reached === 0) {
+      this.emit(
+        'warning',
+        `no bootstrap peer reachable (${(lastError as Error)?.message}); retrying`,
+      );
+      this.#every(this.timing.bootstrapRetryMs, async () => {
+        if (this.libp2p.getConnections().length > 0) return;
+        await Promise.allSettled(this.#bootstrap.map((a) => this.libp2p.dial(multiaddr(a))));
+      });
+    }
+  }
+}
+
+function routingTableSize(dht: unknown): number {
+  return (dht as { routingTable?: { size?: number } }).routingTable?.size ?? 0;
+}
+
+function checkK(k: number): number {
+  if (!Number.isInteger(k) || k < 1 || k > 1000)
+    throw new FieldError('k', 'must be an integer in [1, 1000]');
+  return k;
+}

@@ -1,0 +1,37 @@
+import type { NodeContext } from './context.ts';
+import { sendTombstone } from './dissolve.ts';
+import { putContacts, storeUnderKeys } from './store.ts';
+
+export interface RepublishReport {
+  communities: number;
+  tombstones: number;
+  /** Keys no replica took this round. */
+  failedKeys: number;
+}
+
+/**
+ * One republish round: every owned community is stored again under its keys (same version: the
+ * holders refresh its lifetime; peers that became the closest after churn get a copy) and its
+ * contacts put again; tombstones of dissolved communities are sent again until they expire.
+ */
+export async function republishOwned(ctx: NodeContext): Promise<RepublishReport> {
+  const report: RepublishReport = { communities: 0, tombstones: 0, failedKeys: 0 };
+  for (const c of ctx.owned.all()) {
+    if (c.dissolved !== undefined) {
+      if (ctx.now() >= c.dissolved.until) {
+        await ctx.owned.delete(c.id);
+        continue;
+      }
+      await sendTombstone(ctx, c.id, c.keys, c.dissolved.tombstone);
+      report.tombstones++;
+      continue;
+    }
+    const keys = c.keys.map((k) => Buffer.from(k, 'hex'));
+    // s = 0: a republish needs no similar descriptors back.
+    const r = await storeUnderKeys(ctx, keys, 'store', c.descriptor, 0);
+    await putContacts(ctx, c.id, c.contactsRecord, c.descriptor);
+    report.communities++;
+    report.failedKeys += r.failedKeys;
+  }
+  return report;
+}

@@ -1,0 +1,152 @@
+import type { PeerId } from '@libp2p/interface';
+import { multiaddr } from '@multiformats/multiaddr';
+import { type IndexClient, RemoteError } from '../net/client.ts';
+import { closestPeers } from '../net/closest.ts';
+import { INDEX_PROTOCOL, type OkResponse, type Request } from '../net/codec.ts';
+import type { CidxLibp2p } from '../net/libp2p.ts';
+import type { IndexServer } from '../net/server.ts';
+import { NetworkError, SwarmMismatchError } from './errors.ts';
+
+export type DhtName = 'profiles' | 'addresses';
+
+export interface Answer {
+  peer: PeerId;
+  res: OkResponse;
+}
+
+export interface RouterOptions {
+  lookupTimeoutMs: number;
+  /** Reuse a key's lookup result this long (ms); 0 disables the cache. */
+  closestCacheMs: number;
+  now(): number;
+  /** Our swarm parameters, quoted in a mismatch error. */
+  swarmParams: unknown;
+}
+
+/**
+ * Sends requests to the peers responsible for a key: the closest ones by the named DHT's
+ * lookup, the local node included (answered in-process, through the same server checks).
+ * A peer that fails, times out, does not speak the cidx protocol or runs other swarm parameters
+ * is skipped for the next closest one.
+ */
+export class Router {
+  readonly #libp2p: CidxLibp2p;
+  readonly #client: IndexClient;
+  readonly #server: IndexServer;
+  readonly #opts: RouterOptions;
+  /** Peers that answered with other swarm parameters: never asked again. */
+  readonly #foreign = new Set<string>();
+  /**
+   * Recent lookup results by DHT and key. A lookup costs a round of queries through the swarm;
+   * an operation that touches the same keys again soon (search after create, join after search)
+   * reuses it. An entry is dropped as soon as one of its peers fails.
+   */
+  readonly #cache = new Map<string, { peers: PeerId[]; expires: number }>();
+
+  constructor(libp2p: CidxLibp2p, client: IndexClient, server: IndexServer, opts: RouterOptions) {
+    this.#libp2p = libp2p;
+    this.#client = client;
+    this.#server = server;
+    this.#opts = opts;
+  }
+
+  /** The peers responsible for a key, closest first, the local node among them. */
+  async candidates(dht: DhtName, key: Uint8Array, signal?: AbortSignal): Promise<PeerId[]> {
+    const cacheKey = `${dht}:${Buffer.from(key).toString('base64')}`;
+    const hit = this.#cache.get(cacheKey);
+    let peers: PeerId[];
+    if (hit !== undefined && hit.expires > this.#opts.now()) {
+      peers = hit.peers;
+    } else {
+      const timeout = AbortSignal.timeout(this.#opts.lookupTimeoutMs);
+      const s = signal === undefined ? timeout : AbortSignal.any([timeout, signal]);
+      peers = await closestPeers(this.#libp2p.services[dht], this.#libp2p.peerId, key, s);
+      if (this.#opts.closestCacheMs > 0) {
+        if (this.#cache.size >= 10_000)
+          this.#cache.delete(this.#cache.keys().next().value as string);
+        this.#cache.set(cacheKey, { peers, expires: this.#opts.now() + this.#opts.closestCacheMs });
+      }
+    }
+    const out: PeerId[] = [];
+    for (const p of peers) {
+      if (this.#foreign.has(p.toString())) continue;
+      if (!p.equals(this.#libp2p.peerId) && (await this.#knownNotToSpeak(p))) continue;
+      out.push(p);
+    }
+    return out;
+  }
+
+  /**
+   * Asks the closest peers of `key`, in order, until `want` of them answered (fewer if fewer
+   * exist). `enough` may stop early (e.g. a read that found its record). Throws NetworkError
+   * when nobody answered, SwarmMismatchError when everyone who answered runs other parameters.
+   */
+  async ask(
+    dht: DhtName,
+    key: Uint8Array,
+    req: Request,
+    want: number,
+    enough: (answers: Answer[]) => boolean = () => false,
+  ): Promise<Answer[]> {
+    const peers = await this.candidates(dht, key);
+    const cacheKey = `${dht}:${Buffer.from(key).toString('base64')}`;
+    const answers: Answer[] = [];
+    let mismatch: unknown;
+    let lastError: unknown;
+    let next = 0;
+    while (answers.length < want && next < peers.length && !enough(answers)) {
+      const batch = peers.slice(next, next + (want - answers.length));
+      next += batch.length;
+      const results = await Promise.allSettled(batch.map((p) => this.send(p, req)));
+      results.forEach((r, i) => {
+        if (r.status === 'fulfilled') answers.push({ peer: batch[i] as PeerId, res: r.value });
+        else if (r.reason instanceof RemoteError && r.reason.code === 'swarm-mismatch') {
+          this.#foreign.add((batch[i] as PeerId).toString());
+          mismatch = r.reason.params;
+          this.#cache.delete(cacheKey);
+        } else {
+          lastError = r.reason;
+          this.#cache.delete(cacheKey);
+        }
+      });
+    }
+    if (answers.length === 0) {
+      if (mismatch !== undefined && lastError === undefined) {
+        throw new SwarmMismatchError(this.#opts.swarmParams, mismatch);
+      }
+      throw new NetworkError(
+        `no peer answered a ${req.t} request (${peers.length} tried)${lastError ? `: ${(lastError as Error).message}` : ''}`,
+      );
+    }
+    return answers;
+  }
+
+  /** One request to the peer a contact address names, dialled at that address. */
+  async sendToAddr(addr: string, req: Request): Promise<OkResponse> {
+    const ma = multiaddr(addr);
+    const peer = ma.getComponents().findLast((c) => c.name === 'p2p')?.value;
+    if (peer !== undefined && peer === this.#libp2p.peerId.toString())
+      return this.send(this.#libp2p.peerId, req);
+    return this.#client.request(ma, req);
+  }
+
+  /** One request to one peer (in-process for the local node). */
+  async send(peer: PeerId, req: Request): Promise<OkResponse> {
+    if (peer.equals(this.#libp2p.peerId)) {
+      const res = await this.#server.dispatch(peer, req);
+      if (!res.ok) throw new RemoteError(res.code, res.msg, res.params);
+      return res;
+    }
+    return this.#client.request(peer, req);
+  }
+
+  /** Identify told us the peer's protocols and ours is not among them (e.g. a plain DHT peer). */
+  async #knownNotToSpeak(peer: PeerId): Promise<boolean> {
+    try {
+      const p = await this.#libp2p.peerStore.get(peer);
+      return p.protocols.length > 0 && !p.protocols.includes(INDEX_PROTOCOL);
+    } catch {
+      return false;
+    }
+  }
+}

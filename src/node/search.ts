@@ -1,0 +1,109 @@
+/**
+ * Search and join: thesis algorithms 3.1, 4.5, 4.6 and 4.17 (one interest), 4.22 and 4.23
+ * (one result per interest), for both index modes.
+ */
+import pLimit from 'p-limit';
+import { indexKeys } from '../keys/index-keys.ts';
+import { WIRE_VERSION, type WireSigned } from '../net/codec.ts';
+import { profileToWire } from '../net/wire-profile.ts';
+import { interests } from '../profile/interests.ts';
+import type { Profile } from '../profile/profile.ts';
+import type { NodeContext } from './context.ts';
+import { lookupCommunity, rankReturned } from './lookup.ts';
+
+export interface CommunityResult {
+  id: string;
+  version: number;
+  similarity: number;
+  profile: Profile;
+  /** Contact peers (multiaddrs ending in /p2p/…); empty if AddressesDHT had none. */
+  contacts: string[];
+}
+
+/**
+ * Algorithms 4.5/4.17 + 4.6 (GetSimilarCommunitiesData): query ProfilesDHT once per key of the
+ * profile, in parallel with bounded concurrency, sending the profile along; merge, verify and
+ * re-rank what the queried nodes returned; take the best k that are not dissolved, with their
+ * contact peers from AddressesDHT.
+ */
+export async function searchCommunities(
+  ctx: NodeContext,
+  profile: Profile,
+  k: number,
+): Promise<CommunityResult[]> {
+  const keys = indexKeys(profile, ctx.swarm.params.index);
+  const wire = profileToWire(profile);
+  const limit = pLimit(ctx.limits.concurrency);
+  const blobs: WireSigned[] = [];
+  const errors: unknown[] = [];
+  await Promise.all(
+    keys.map((key) =>
+      limit(async () => {
+        try {
+          const answers = await ctx.router.ask(
+            'profiles',
+            key,
+            { v: WIRE_VERSION, swarm: ctx.swarm.digest, t: 'query', key, profile: wire, k },
+            ctx.limits.queryReplicas,
+          );
+          for (const a of answers) blobs.push(...(a.res.recs ?? []));
+        } catch (err) {
+          errors.push(err);
+        }
+      }),
+    ),
+  );
+  if (errors.length === keys.length) throw errors[0];
+  const ranked = await rankReturned(ctx, blobs, profile);
+  const out: CommunityResult[] = [];
+  // Contacts are fetched for the best candidates only, a batch at a time, skipping dissolved ones.
+  for (let i = 0; i < ranked.length && out.length < k; i += k) {
+    const batch = ranked.slice(i, i + k - out.length);
+    const entries = await Promise.all(
+      batch.map((r) => lookupCommunity(ctx, r.record.id).catch(() => null)),
+    );
+    batch.forEach((r, j) => {
+      const e = entries[j];
+      if (e?.dissolved) return;
+      out.push({
+        id: r.record.id,
+        version: r.record.version,
+        similarity: r.similarity,
+        profile: r.record.profile,
+        contacts: e?.contacts?.addrs ?? [],
+      });
+    });
+  }
+  return out.slice(0, k);
+}
+
+export interface JoinOptions {
+  /** Split a matrix profile into interests: relations below minFreq pruned (default 0.25). */
+  minFreq?: number;
+  /** Interests with fewer attributes are dropped (default 20). */
+  minSize?: number;
+  k?: number;
+}
+
+export interface JoinResult {
+  interests: { profile: Profile; community: CommunityResult | null }[];
+}
+
+/**
+ * Algorithm 3.1 with 4.22/4.23: the best community (and its contacts) for each of the user's
+ * interests. A matrix profile — or any profile when minFreq/minSize are given — is split into
+ * interests (connected components); a weighted vector is one interest.
+ */
+export async function joinCommunities(
+  ctx: NodeContext,
+  profile: Profile,
+  opts: JoinOptions = {},
+): Promise<JoinResult> {
+  const split = profile.isMatrix || opts.minFreq !== undefined || opts.minSize !== undefined;
+  const parts = split
+    ? interests(profile, { minFreq: opts.minFreq ?? 0.25, minSize: opts.minSize ?? 20 })
+    : [profile];
+  const k = opts.k ?? ctx.swarm.params.k;
+  const found = await Promise.all(parts.map((p) => searchCommunities(ctx, p, k)));
+  return { interests: parts.map((p, i) => ({ profile: p, community: found[i]?.[0] ?? null })) };
+}

@@ -1,0 +1,67 @@
+/**
+ * Changing a community's profile: thesis algorithms 3.3, 4.9/4.19 and 4.10 (PerformUpdate).
+ * Keys of the old profile only get a signed removal, kept keys an update, new keys a store;
+ * then the contacts of the l most similar communities are notified.
+ */
+import { hex } from '../index/index-table.ts';
+import { indexKeys } from '../keys/index-keys.ts';
+import { signRecord } from '../net/records.ts';
+import type { Profile } from '../profile/profile.ts';
+import type { NodeContext } from './context.ts';
+import { type ChangeResult, checkNotify, storeAndNotify } from './create.ts';
+import { NetworkError, NotOwnerError, UnknownCommunityError } from './errors.ts';
+import { putContacts, removeUnderKeys, storeUnderKeys } from './store.ts';
+
+export async function updateCommunity(
+  ctx: NodeContext,
+  id: string,
+  profile: Profile,
+  opts: { notify?: number } = {},
+): Promise<ChangeResult> {
+  const cur = ctx.owned.get(id);
+  if (cur === undefined) throw new NotOwnerError(id);
+  if (cur.dissolved !== undefined) throw new UnknownCommunityError(id, 'dissolved community');
+  const l = checkNotify(opts.notify ?? ctx.swarm.params.l);
+  const version = cur.version + 1;
+  const { nonce } = cur;
+  const newKeys = indexKeys(profile, ctx.swarm.params.index);
+  const newHex = newKeys.map(hex);
+  const oldSet = new Set(cur.keys);
+  const newSet = new Set(newHex);
+  const oldOnly = cur.keys.filter((k) => !newSet.has(k));
+  const kept = newKeys.filter((_, i) => oldSet.has(newHex[i] as string));
+  const added = newKeys.filter((_, i) => !oldSet.has(newHex[i] as string));
+
+  const descriptor = await signRecord(ctx.key, { kind: 'descriptor', id, nonce, version, profile });
+  const contactsRecord = await signRecord(ctx.key, {
+    kind: 'contacts',
+    id,
+    nonce,
+    version,
+    addrs: cur.contacts,
+  });
+  const removals = await Promise.all(
+    oldOnly.map(async (k) => {
+      const key = Buffer.from(k, 'hex');
+      return { key, rec: await signRecord(ctx.key, { kind: 'removal', id, nonce, version, key }) };
+    }),
+  );
+  const [updated, stored] = await Promise.all([
+    storeUnderKeys(ctx, kept, 'update', descriptor, ctx.swarm.params.s),
+    storeUnderKeys(ctx, added, 'store', descriptor, ctx.swarm.params.s),
+  ]);
+  await removeUnderKeys(ctx, 'profiles', removals);
+  const report = {
+    similar: [...updated.similar, ...stored.similar],
+    storedKeys: updated.storedKeys + stored.storedKeys,
+    failedKeys: updated.failedKeys + stored.failedKeys,
+  };
+  if (report.storedKeys === 0) {
+    throw new NetworkError(
+      `no peer stored the new version under any of its ${newKeys.length} keys`,
+    );
+  }
+  await putContacts(ctx, id, contactsRecord, descriptor);
+  await ctx.owned.put({ ...cur, version, profile, keys: newHex, descriptor, contactsRecord });
+  return storeAndNotify(ctx, 'updated', { id, version, profile, descriptor }, report, l);
+}
