@@ -5,5 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     pool: 'forks',
+    // Two cores: one test file per core (network tests are single-threaded CPU work).
+    maxWorkers: 2,
   },
 });

@@ -80,8 +80,10 @@ export interface NodeOptions {
 export function resolveTiming(t: Partial<Timing> = {}): Timing {
   const out = { ...DEFAULT_TIMING, ...t };
   for (const [k, v] of Object.entries(out)) {
-    if (!Number.isFinite(v) || v <= 0)
+    // closestCacheMs may be 0 (no cache); every other duration must be positive.
+    if (!Number.isFinite(v) || v < 0 || (v === 0 && k !== 'closestCacheMs')) {
       throw new ParamsError(`timing.${k}`, 'must be a positive number of ms');
+    }
   }
   if (out.tombstoneTtlMs < out.recordTtlMs) {
     throw new ParamsError('timing.tombstoneTtlMs', 'must be at least recordTtlMs');

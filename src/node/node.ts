@@ -6,7 +6,7 @@ import { Inbox, type Notification } from '../index/inbox.ts';
 import { IndexTable } from '../index/index-table.ts';
 import { type ResolvedSwarm, resolveSwarm } from '../index/swarm.ts';
 import { IndexClient } from '../net/client.ts';
-import { WIRE_VERSION } from '../net/codec.ts';
+import { INDEX_PROTOCOL, WIRE_VERSION } from '../net/codec.ts';
 import { createHandlers } from '../net/handlers/index.ts';
 import { type CidxLibp2p, createHost } from '../net/libp2p.ts';
 import { Meter, type TrafficCounters } from '../net/meter.ts';
@@ -70,6 +70,12 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   readonly #bootstrap: string[];
   readonly #now: () => number;
   #timers: NodeJS.Timeout[] = [];
+  /** What each cidx peer answered about its swarm parameters. */
+  readonly #verdicts = new Map<string, 'same' | 'other'>();
+  #otherParams: unknown;
+  readonly #onIdentify = (evt: CustomEvent<{ peerId: PeerId; protocols: string[] }>) => {
+    if (evt.detail.protocols.includes(INDEX_PROTOCOL)) void this.#checkPeer(evt.detail.peerId);
+  };
   #republishing = false;
   #started = false;
 
@@ -176,6 +182,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     if (this.#started) return;
     await this.libp2p.start();
     await this.#server.start();
+    this.libp2p.addEventListener('peer:identify', this.#onIdentify);
     this.#started = true;
     try {
       await this.#joinSwarm();
@@ -194,12 +201,14 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     this.#timers = [];
     if (!this.#started) return;
     this.#started = false;
+    this.libp2p.removeEventListener('peer:identify', this.#onIdentify);
     await this.#server.stop().catch(() => {});
     await this.libp2p.stop();
   }
 
   /** The k communities most similar to the profile, best first, with their contacts. */
   async search(profile: Profile | unknown, opts: { k?: number } = {}): Promise<CommunityResult[]> {
+    this.#assertSwarm();
     return searchCommunities(
       this.#ctx,
       this.#profile(profile),
@@ -210,10 +219,12 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   /** The best community for each interest of the profile. */
   async join(profile: Profile | unknown, opts: JoinOptions = {}): Promise<JoinResult> {
     if (opts.k !== undefined) checkK(opts.k);
+    this.#assertSwarm();
     return joinCommunities(this.#ctx, this.#profile(profile), opts);
   }
 
   async create(profile: Profile | unknown, opts: CreateOptions = {}): Promise<ChangeResult> {
+    this.#assertSwarm();
     return createCommunity(this.#ctx, this.#profile(profile), opts);
   }
 
@@ -226,6 +237,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   }
 
   async dissolve(id: string): Promise<{ id: string; dissolved: true }> {
+    this.#assertSwarm();
     return dissolveCommunity(this.#ctx, id);
   }
 
@@ -288,7 +300,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     peerId: string;
     addrs: string[];
     swarm: ResolvedSwarm['params'];
-    peers: { profiles: number; addresses: number; connections: number };
+    peers: { profiles: number; addresses: number; connections: number; foreign: number };
     stored: ReturnType<IndexTable['stats']>;
     owned: number;
     inbox: number;
@@ -301,6 +313,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
         profiles: routingTableSize(this.libp2p.services.profiles),
         addresses: routingTableSize(this.libp2p.services.addresses),
         connections: this.libp2p.getConnections().length,
+        foreign: [...this.#verdicts.values()].filter((v) => v === 'other').length,
       },
       stored: this.table.stats(),
       owned: this.ownedIds().length,
@@ -311,6 +324,39 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   /** Traffic of the cidx protocol by message type (`out:query`, `in:store-response`, …). */
   traffic(): Record<string, TrafficCounters> {
     return this.meter.snapshot();
+  }
+
+  /**
+   * Every cidx peer this node has met runs other swarm parameters: this node is the odd one out,
+   * and answering from its own table alone would pass for the swarm's results.
+   */
+  #assertSwarm(): void {
+    const verdicts = [...this.#verdicts.values()];
+    if (verdicts.includes('other') && !verdicts.includes('same')) {
+      throw new SwarmMismatchError(this.swarm.params, this.#otherParams);
+    }
+  }
+
+  /** Asks a newly identified cidx peer for its swarm parameters, once. */
+  async #checkPeer(peer: PeerId): Promise<void> {
+    const k = peer.toString();
+    if (this.#verdicts.has(k) || peer.equals(this.peerId)) return;
+    try {
+      const res = await this.#ctx.router.send(peer, {
+        v: WIRE_VERSION,
+        swarm: this.swarm.digest,
+        t: 'params',
+      });
+      const theirs = resolveSwarm(res.params as never);
+      const same = Buffer.compare(theirs.digest, this.swarm.digest) === 0;
+      this.#verdicts.set(k, same ? 'same' : 'other');
+      if (!same) {
+        this.#otherParams = theirs.params;
+        this.#ctx.router.markForeign(peer);
+      }
+    } catch {
+      // unreachable now: checked again when it is identified again
+    }
   }
 
   #profile(p: Profile | unknown): Profile {

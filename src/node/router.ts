@@ -50,6 +50,12 @@ export class Router {
     this.#opts = opts;
   }
 
+  /** Never ask this peer again: it runs other swarm parameters. */
+  markForeign(peer: PeerId): void {
+    this.#foreign.add(peer.toString());
+    this.#cache.clear();
+  }
+
   /** The peers responsible for a key, closest first, the local node among them. */
   async candidates(dht: DhtName, key: Uint8Array, signal?: AbortSignal): Promise<PeerId[]> {
     const cacheKey = `${dht}:${Buffer.from(key).toString('base64')}`;
@@ -110,10 +116,13 @@ export class Router {
         }
       });
     }
+    const remote = answers.filter((a) => !a.peer.equals(this.#libp2p.peerId)).length;
+    // Only other-parameter peers around (or only ourselves answering among them): this node is
+    // in the wrong swarm, and its own answers alone would pass for the swarm's.
+    if (mismatch !== undefined && remote === 0 && lastError === undefined) {
+      throw new SwarmMismatchError(this.#opts.swarmParams, mismatch);
+    }
     if (answers.length === 0) {
-      if (mismatch !== undefined && lastError === undefined) {
-        throw new SwarmMismatchError(this.#opts.swarmParams, mismatch);
-      }
       throw new NetworkError(
         `no peer answered a ${req.t} request (${peers.length} tried)${lastError ? `: ${(lastError as Error).message}` : ''}`,
       );

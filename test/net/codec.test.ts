@@ -1,0 +1,91 @@
+import { encode } from 'cborg';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  CodecError,
+  decodeRequest,
+  decodeResponse,
+  encodeMessage,
+  fitToFrame,
+  type Request,
+} from '../../src/net/codec.ts';
+
+const swarm = new Uint8Array(32).fill(7);
+const rec = { p: new Uint8Array([1, 2]), o: new Uint8Array([3]), s: new Uint8Array([4]) };
+const id = 'a'.repeat(64);
+
+const REQUESTS: Request[] = [
+  { v: 1, swarm, t: 'query', key: new Uint8Array([1]), profile: { w: [['a', 1]], r: [] }, k: 5 },
+  { v: 1, swarm, t: 'store', key: new Uint8Array([1]), rec, s: 3 },
+  { v: 1, swarm, t: 'update', key: new Uint8Array([1]), rec, s: 0 },
+  { v: 1, swarm, t: 'remove', rec },
+  { v: 1, swarm, t: 'contacts-put', rec, desc: rec },
+  { v: 1, swarm, t: 'contacts-get', id },
+  { v: 1, swarm, t: 'notify', kind: 'created', rec, sim: 0.5, for: id },
+  { v: 1, swarm, t: 'params' },
+];
+
+describe('wire codec', () => {
+  it.each(REQUESTS.map((r) => [r.t, r] as const))('round-trips a %s request', (_t, req) => {
+    expect(decodeRequest(encodeMessage(req))).toEqual(req);
+  });
+
+  it('round-trips responses, ok and error', () => {
+    const ok = { v: 1 as const, ok: true as const, outcome: 'stored', recs: [rec] };
+    expect(decodeResponse(encodeMessage(ok))).toEqual(ok);
+    const err = {
+      v: 1 as const,
+      ok: false as const,
+      code: 'swarm-mismatch' as const,
+      msg: 'x',
+      params: { k: 5 },
+    };
+    expect(decodeResponse(encodeMessage(err))).toEqual(err);
+  });
+
+  it.each([
+    [{ v: 2, swarm, t: 'params' }, 'wire version 2'],
+    [{ v: 1, swarm, t: 'teleport' }, 'request'],
+    [{ v: 1, swarm: new Uint8Array(3), t: 'params' }, 'must be 32 bytes'],
+    [
+      { v: 1, swarm, t: 'query', key: new Uint8Array([1]), profile: { w: [['a', 'heavy']] }, k: 5 },
+      'request',
+    ],
+    [
+      { v: 1, swarm, t: 'query', key: new Uint8Array([1]), profile: { w: [] }, k: 100000 },
+      'request',
+    ],
+    [{ v: 1, swarm, t: 'contacts-get', id: '../../etc' }, 'request'],
+  ])('refuses %j', (msg, why) => {
+    expect(() => decodeRequest(encode(msg))).toThrow(CodecError);
+    expect(() => decodeRequest(encode(msg))).toThrow(why);
+  });
+
+  it('refuses CBOR a message never holds: NaN, undefined, indefinite lengths, duplicate keys', () => {
+    expect(() => decodeRequest(Uint8Array.from([0xf9, 0x7e, 0x00]))).toThrow(CodecError); // NaN
+    expect(() => decodeRequest(Uint8Array.from([0xf7]))).toThrow(CodecError); // undefined
+    expect(() => decodeRequest(Uint8Array.from([0x9f, 0xff]))).toThrow(CodecError); // indefinite array
+    expect(() =>
+      decodeRequest(Uint8Array.from([0xa2, 0x61, 0x76, 0x01, 0x61, 0x76, 0x01])),
+    ).toThrow(CodecError);
+  });
+
+  it('turns any garbage into a CodecError, never another exception', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        try {
+          decodeRequest(bytes);
+        } catch (err) {
+          expect(err).toBeInstanceOf(CodecError);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('keeps responses inside the frame budget', () => {
+    const big = { p: new Uint8Array(1000), o: new Uint8Array(36), s: new Uint8Array(64) };
+    expect(fitToFrame([big, big, big], 2500)).toHaveLength(2);
+    expect(fitToFrame([big], 100)).toHaveLength(0);
+  });
+});
