@@ -1,5 +1,8 @@
 // The cidx library: profiles, similarity metrics, interests, and index keys.
 
+export type { Notification } from './index/inbox.ts';
+// The index node.
+export { DEFAULT_SWARM, type SwarmParams } from './index/swarm.ts';
 export { attributeHash } from './keys/attribute-hash.ts';
 export type { LshFamily } from './keys/family.ts';
 export { indexKeys } from './keys/index-keys.ts';
@@ -15,6 +18,23 @@ export {
   resolveLshParams,
 } from './keys/params.ts';
 export { attributeKey, bandKey } from './keys/rehash.ts';
+export {
+  DEFAULT_LIMITS,
+  DEFAULT_TIMING,
+  type Limits,
+  type NodeOptions,
+  type Timing,
+} from './node/config.ts';
+export type { ChangeResult, CreateOptions } from './node/create.ts';
+export {
+  NetworkError,
+  NodeError,
+  NotOwnerError,
+  SwarmMismatchError,
+  UnknownCommunityError,
+} from './node/errors.ts';
+export { CidxNode, type CommunityInfo } from './node/node.ts';
+export type { CommunityResult, JoinOptions, JoinResult } from './node/search.ts';
 export {
   type BuildOptions,
   type BuiltProfile,

@@ -371,6 +371,31 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     this.#timers.push(t);
   }
 
+  /**
+   * Kademlia's join step, for both DHTs: wait until the bootstrap peers are in the routing
+   * table (kad-dht adds them once identify confirms the protocol), then look up our own id,
+   * which fills the table with our neighbours and tells them about us. Without it a node that
+   * just started would treat itself as the closest peer of every key. Bounded by lookupTimeoutMs.
+   */
+  async #fillRoutingTables(): Promise<void> {
+    const deadline = Date.now() + this.timing.lookupTimeoutMs;
+    for (const name of ['profiles', 'addresses'] as const) {
+      const dht = this.libp2p.services[name];
+      while (routingTableSize(dht) === 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const signal = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+      try {
+        for await (const _ of dht.getClosestPeers(this.peerId.toMultihash().bytes, { signal })) {
+          // draining the lookup is the point: each answer adds peers to the routing table
+        }
+      } catch (err) {
+        if (!signal.aborted)
+          this.emit('warning', `self-lookup on ${name}: ${(err as Error).message}`);
+      }
+    }
+  }
+
   async #joinSwarm(): Promise<void> {
     if (this.#bootstrap.length === 0) return;
     let reached = 0;
@@ -396,16 +421,18 @@ export class CidxNode extends EventEmitter<NodeEvents> {
         lastError = err;
       }
     }
-    if (reached === 0) {
-      this.emit(
-        'warning',
-        `no bootstrap peer reachable (${(lastError as Error)?.message}); retrying`,
-      );
-      this.#every(this.timing.bootstrapRetryMs, async () => {
-        if (this.libp2p.getConnections().length > 0) return;
-        await Promise.allSettled(this.#bootstrap.map((a) => this.libp2p.dial(multiaddr(a))));
-      });
+    if (reached > 0) {
+      await this.#fillRoutingTables();
+      return;
     }
+    this.emit(
+      'warning',
+      `no bootstrap peer reachable (${(lastError as Error)?.message}); retrying`,
+    );
+    this.#every(this.timing.bootstrapRetryMs, async () => {
+      if (this.libp2p.getConnections().length > 0) return;
+      await Promise.allSettled(this.#bootstrap.map((a) => this.libp2p.dial(multiaddr(a))));
+    });
   }
 }
 

@@ -43,6 +43,18 @@ describe('swarms of unusual shapes', () => {
     expect(n.info().stored.descriptors).toBeGreaterThan(0);
   });
 
+  it('a node that just started (no waiting) finds what its bootstrap peer stores', async () => {
+    const a = await memoryNode();
+    await a.start();
+    const b = await memoryNode({ bootstrap: a.addrs });
+    await b.start();
+    const { id } = await a.create({ weights: { canto: 1.4, Verdi: 0.9, Rigoletto: 0.62 } });
+    const [best] = await b.search({ weights: { Verdi: 0.81, Rigoletto: 0.7 } });
+    expect(best?.id).toBe(id);
+    expect(best?.similarity).toBeCloseTo((0.81 + 0.62) / 3, 10);
+    expect(best?.contacts).toEqual(a.addrs);
+  });
+
   it('a node whose neighbours are all gone still stores and answers', async () => {
     const nodes = await startSwarm(3);
     cleanup.push(() => stopAll(nodes));
