@@ -228,10 +228,11 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     return createCommunity(this.#ctx, this.#profile(profile), opts);
   }
 
+  /** A new profile (and optionally a new contact list) for a community this node owns. */
   async update(
     id: string,
     profile: Profile | unknown,
-    opts: { notify?: number } = {},
+    opts: { notify?: number; contacts?: string[] } = {},
   ): Promise<ChangeResult> {
     return updateCommunity(this.#ctx, id, this.#profile(profile), opts);
   }

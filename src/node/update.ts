@@ -1,14 +1,15 @@
 /**
  * Changing a community's profile: thesis algorithms 3.3, 4.9/4.19 and 4.10 (PerformUpdate).
  * Keys of the old profile only get a signed removal, kept keys an update, new keys a store;
- * then the contacts of the l most similar communities are notified.
+ * then the contacts of the l most similar communities are notified. The contact list may be
+ * replaced in the same step.
  */
 import { hex } from '../index/index-table.ts';
 import { indexKeys } from '../keys/index-keys.ts';
 import { signRecord } from '../net/records.ts';
 import type { Profile } from '../profile/profile.ts';
 import type { NodeContext } from './context.ts';
-import { type ChangeResult, checkNotify, storeAndNotify } from './create.ts';
+import { type ChangeResult, checkContacts, checkNotify, storeAndNotify } from './create.ts';
 import { NetworkError, NotOwnerError, UnknownCommunityError } from './errors.ts';
 import { putContacts, removeUnderKeys, storeUnderKeys } from './store.ts';
 
@@ -16,12 +17,13 @@ export async function updateCommunity(
   ctx: NodeContext,
   id: string,
   profile: Profile,
-  opts: { notify?: number } = {},
+  opts: { notify?: number; contacts?: string[] } = {},
 ): Promise<ChangeResult> {
   const cur = ctx.owned.get(id);
   if (cur === undefined) throw new NotOwnerError(id);
   if (cur.dissolved !== undefined) throw new UnknownCommunityError(id, 'dissolved community');
   const l = checkNotify(opts.notify ?? ctx.swarm.params.l);
+  const contacts = opts.contacts === undefined ? cur.contacts : checkContacts(opts.contacts);
   const version = cur.version + 1;
   const { nonce } = cur;
   const newKeys = indexKeys(profile, ctx.swarm.params.index);
@@ -38,7 +40,7 @@ export async function updateCommunity(
     id,
     nonce,
     version,
-    addrs: cur.contacts,
+    addrs: contacts,
   });
   const removals = await Promise.all(
     oldOnly.map(async (k) => {
@@ -62,6 +64,14 @@ export async function updateCommunity(
     );
   }
   await putContacts(ctx, id, contactsRecord, descriptor);
-  await ctx.owned.put({ ...cur, version, profile, keys: newHex, descriptor, contactsRecord });
+  await ctx.owned.put({
+    ...cur,
+    version,
+    profile,
+    contacts,
+    keys: newHex,
+    descriptor,
+    contactsRecord,
+  });
   return storeAndNotify(ctx, 'updated', { id, version, profile, descriptor }, report, l);
 }
