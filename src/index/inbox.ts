@@ -70,6 +70,24 @@ export class Inbox {
     return n;
   }
 
+  /**
+   * Puts back notifications kept on disk (oldest first). The duplicate filter is rebuilt from
+   * them, so the filter itself never needs saving; duplicates of notifications older than the
+   * inbox's capacity may be accepted again after a restart.
+   */
+  restore(items: Notification[]): void {
+    for (const n of items) {
+      this.#seen.add(`${n.kind}\0${n.record.id}\0${n.record.version}\0${n.for}`);
+      this.#items.push(n);
+      this.#seq = Math.max(this.#seq, n.seq);
+    }
+    if (this.#items.length > this.#capacity) this.#items = this.#items.slice(-this.#capacity);
+  }
+
+  get capacity(): number {
+    return this.#capacity;
+  }
+
   /** Notifications with seq > since, oldest first. */
   list(since = 0): Notification[] {
     return this.#items.filter((n) => n.seq > since);

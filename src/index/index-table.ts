@@ -242,6 +242,50 @@ export class IndexTable {
     return { descriptors, keys, contacts: this.#contacts.size, tombstones: this.#tombstones.size };
   }
 
+  /**
+   * Applies a change as it was journaled, without journaling it again: how a node rebuilds its
+   * table from its store after a restart.
+   */
+  apply(c: Change): void {
+    switch (c.op) {
+      case 'put-descriptor':
+        this.#entriesOf(c.key).set(c.record.id, {
+          kind: 'descriptor',
+          record: c.record,
+          expiresAt: c.expiresAt,
+        });
+        this.#indexId(c.record.id, c.key);
+        return;
+      case 'put-removed':
+        this.#entriesOf(c.key).set(c.id, {
+          kind: 'removed',
+          version: c.version,
+          expiresAt: c.expiresAt,
+        });
+        this.#indexId(c.id, c.key);
+        return;
+      case 'delete-entry':
+        this.#keys.get(c.key)?.delete(c.id);
+        this.#keysOfId.get(c.id)?.delete(c.key);
+        return;
+      case 'put-contacts':
+        this.#contacts.set(c.record.id, {
+          ...withDescriptor(c.record, c.descriptor),
+          expiresAt: c.expiresAt,
+        });
+        return;
+      case 'delete-contacts':
+        this.#contacts.delete(c.id);
+        return;
+      case 'put-tombstone':
+        this.#tombstones.set(c.record.id, { record: c.record, expiresAt: c.expiresAt });
+        return;
+      case 'delete-tombstone':
+        this.#tombstones.delete(c.id);
+        return;
+    }
+  }
+
   /** Returns and forgets the mutations since the last call. */
   drainChanges(): Change[] {
     const out = this.#changes;

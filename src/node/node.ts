@@ -36,6 +36,7 @@ import {
   joinCommunities,
   searchCommunities,
 } from './search.ts';
+import type { NodeStorage } from './storage.ts';
 import { updateCommunity } from './update.ts';
 
 export interface NodeEvents {
@@ -78,9 +79,18 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   };
   #republishing = false;
   #started = false;
+  readonly #storage: NodeStorage | undefined;
+  #persisting: Promise<void> = Promise.resolve();
 
-  private constructor(libp2p: CidxLibp2p, key: PrivateKey, opts: NodeOptions, owned: OwnedStore) {
+  private constructor(
+    libp2p: CidxLibp2p,
+    key: PrivateKey,
+    opts: NodeOptions,
+    owned: OwnedStore,
+    storage: NodeStorage | undefined,
+  ) {
     super();
+    this.#storage = storage;
     this.libp2p = libp2p;
     this.swarm = resolveSwarm(opts.swarm);
     this.timing = resolveTiming(opts.timing);
@@ -103,10 +113,11 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       profileLimits,
       responseBudget: this.limits.maxFrameBytes - 1024,
       now: this.#now,
-      persist: async () => {
-        this.table.drainChanges();
+      persist: () => this.#persistTable(),
+      notified: async (n) => {
+        await this.#storage?.saveNotification(n, this.inbox.capacity);
+        this.emit('notification', n);
       },
-      notified: (n) => this.emit('notification', n),
     });
     this.#server = new IndexServer(
       libp2p,
@@ -144,25 +155,34 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     };
   }
 
-  /** Builds a node (not started). Parameters are checked here: a bad one throws ParamsError. */
-  static async create(
-    opts: NodeOptions,
-    owned: OwnedStore = new MemoryOwnedStore(),
-  ): Promise<CidxNode> {
+  /**
+   * Builds a node (not started). Parameters are checked here: a bad one throws ParamsError.
+   * With `storage`, the node's identity, DHT records, index share, owned communities and inbox
+   * live on disk, and whatever the store held is loaded back.
+   */
+  static async create(opts: NodeOptions, storage?: NodeStorage): Promise<CidxNode> {
     resolveSwarm(opts.swarm);
     resolveTiming(opts.timing);
     resolveLimits(opts.limits);
-    const privateKey = opts.privateKey ?? (await generateKeyPair('Ed25519'));
+    const privateKey =
+      opts.privateKey ?? (await storage?.identity()) ?? (await generateKeyPair('Ed25519'));
+    const owned = (await storage?.ownedStore()) ?? new MemoryOwnedStore();
+    const datastore = storage?.datastore ?? opts.datastore;
     const libp2p = await createHost({
       transport: opts.transport,
       listen: opts.listen,
       privateKey,
-      ...(opts.datastore ? { datastore: opts.datastore } : {}),
+      ...(datastore ? { datastore } : {}),
       ...(opts.encryption ? { encryption: opts.encryption } : {}),
       ...(opts.dht ? { dht: opts.dht } : {}),
       ...(opts.maxConnections ? { maxConnections: opts.maxConnections } : {}),
     });
-    return new CidxNode(libp2p, privateKey, opts, owned);
+    const node = new CidxNode(libp2p, privateKey, opts, owned, storage);
+    if (storage !== undefined) {
+      await storage.loadTable(node.table);
+      await storage.loadInbox(node.inbox);
+    }
+    return node;
   }
 
   get peerId(): PeerId {
@@ -193,7 +213,28 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     this.#every(this.timing.republishIntervalMs, () => this.republish().then(() => {}));
     this.#every(this.timing.expireIntervalMs, async () => {
       this.table.expire(this.#now());
+      await this.#persistTable();
     });
+    // After a restart the swarm may have moved on: put back what this node owns right away.
+    if (this.#ctx.owned.all().length > 0) {
+      void this.republish().catch((err) =>
+        this.emit('warning', `republish: ${(err as Error).message}`),
+      );
+    }
+  }
+
+  /**
+   * Writes the index table's pending changes to the store (a no-op without one). Writes run one
+   * after another, and each caller waits for a write that began after its own changes were
+   * journaled: whichever batch carries them, they are on disk before the caller answers.
+   */
+  #persistTable(): Promise<void> {
+    const step = this.#persisting.then(async () => {
+      const changes = this.table.drainChanges();
+      await this.#storage?.writeChanges(changes);
+    });
+    this.#persisting = step.catch(() => {});
+    return step;
   }
 
   async stop(): Promise<void> {

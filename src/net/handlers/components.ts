@@ -14,6 +14,6 @@ export interface HandlerComponents {
   now(): number;
   /** Writes the table's pending changes durably; awaited before an answer goes out. */
   persist(): Promise<void>;
-  /** Called for every notification accepted into the inbox. */
-  notified(n: Notification): void;
+  /** Called for every notification accepted into the inbox; awaited before the answer. */
+  notified(n: Notification): Promise<void>;
 }

@@ -17,7 +17,7 @@ export class NotifyHandler implements Handler<'notify'> {
       throw new RecordError(`notify needs a descriptor, got a ${rec.kind}`);
     const n = this.#c.inbox.add(req.kind, rec, req.sim, req.for, this.#c.now());
     if (n === null) return ok({ outcome: 'duplicate' });
-    this.#c.notified(n);
+    await this.#c.notified(n);
     return ok({ outcome: 'accepted' });
   }
 }
