@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ProfileError } from '../profile/errors.ts';
 import { UsageError } from './io.ts';
+import { registerNodeCommand } from './node-command.ts';
 import { registerProfileCommands } from './profile-commands.ts';
 
 const VERSION = '0.1.0';
@@ -15,6 +16,7 @@ export function createProgram(writeErr: (text: string) => void = () => {}): Comm
     // Errors are printed by main() as one line; inherited by the subcommands added below.
     .configureOutput({ writeErr })
     .exitOverride();
+  registerNodeCommand(program);
   registerProfileCommands(program);
   for (const c of program.commands) {
     c.exitOverride();

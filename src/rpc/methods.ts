@@ -1,0 +1,151 @@
+/** The JSON-RPC methods of a node (the public contract), each validating its params first. */
+import { JSONRPCServer } from 'json-rpc-2.0';
+import type { Notification } from '../index/inbox.ts';
+import { INDEX_PROTOCOL } from '../net/codec.ts';
+import type { CidxNode } from '../node/node.ts';
+import type { CommunityResult } from '../node/search.ts';
+import { toRpcError } from './errors.ts';
+import { checkParams, type MethodName, profileParam } from './params.ts';
+
+/** Counters of the RPC layer, reported by `stats`. */
+export interface RpcCounters {
+  calls: Record<string, number>;
+  errors: Record<string, number>;
+}
+
+export function notificationJson(n: Notification) {
+  return {
+    seq: n.seq,
+    kind: n.kind,
+    community: { id: n.record.id, version: n.record.version, profile: n.record.profile.toJSON() },
+    similarity: n.similarity,
+    for: n.for,
+    receivedAt: new Date(n.receivedAt).toISOString(),
+  };
+}
+
+function resultJson(r: CommunityResult) {
+  return { id: r.id, similarity: r.similarity, contacts: r.contacts, version: r.version };
+}
+
+export function createRpcServer(
+  node: CidxNode,
+  counters: RpcCounters,
+  startedAt: number,
+): JSONRPCServer {
+  // Method errors are answered to the caller; the library would also print each one.
+  const server = new JSONRPCServer({ errorListener: () => {} });
+  const limits = {
+    maxAttributes: node.limits.maxAttributes,
+    maxRelations: node.limits.maxRelations,
+  };
+  const add = <M extends MethodName>(
+    name: M,
+    fn: (params: ReturnType<typeof checkParams<M>>) => Promise<unknown> | unknown,
+  ) => {
+    server.addMethod(name, async (raw) => {
+      counters.calls[name] = (counters.calls[name] ?? 0) + 1;
+      try {
+        return await fn(checkParams(name, raw));
+      } catch (err) {
+        counters.errors[name] = (counters.errors[name] ?? 0) + 1;
+        throw toRpcError(err);
+      }
+    });
+  };
+
+  add('node.info', () => {
+    const info = node.info();
+    return {
+      peerId: info.peerId,
+      addrs: info.addrs,
+      index: info.swarm.index,
+      peers: info.peers,
+      stored: info.stored,
+      swarm: info.swarm,
+      owned: info.owned,
+      inbox: info.inbox,
+    };
+  });
+
+  add('community.create', async (p) => {
+    const profile = profileParam(p.profile, limits);
+    const r = await node.create(profile, {
+      ...(p.contacts !== undefined ? { contacts: p.contacts } : {}),
+      ...(p.notify !== undefined ? { notify: p.notify } : {}),
+    });
+    return { id: r.id, version: r.version, similar: r.similar, notified: r.notified, keys: r.keys };
+  });
+
+  add('community.update', async (p) => {
+    const profile = profileParam(p.profile, limits);
+    const r = await node.update(p.id, profile, {
+      ...(p.contacts !== undefined ? { contacts: p.contacts } : {}),
+      ...(p.notify !== undefined ? { notify: p.notify } : {}),
+    });
+    return { id: r.id, version: r.version, similar: r.similar, notified: r.notified, keys: r.keys };
+  });
+
+  add('community.dissolve', (p) => node.dissolve(p.id));
+
+  add('community.get', async (p) => {
+    const c = await node.get(p.id);
+    return {
+      id: c.id,
+      version: c.version,
+      profile: c.profile.toJSON(),
+      contacts: c.contacts,
+      owned: c.owned,
+    };
+  });
+
+  add('community.list', () => ({
+    communities: node.ownedIds().map((id) => ({ id, version: node.owned(id)?.version })),
+  }));
+
+  add('community.search', async (p) => {
+    const profile = profileParam(p.profile, limits);
+    const results = await node.search(profile, p.k !== undefined ? { k: p.k } : {});
+    return { results: results.map(resultJson) };
+  });
+
+  add('community.join', async (p) => {
+    const profile = profileParam(p.profile, limits);
+    const r = await node.join(profile, {
+      ...(p.minFreq !== undefined ? { minFreq: p.minFreq } : {}),
+      ...(p.minSize !== undefined ? { minSize: p.minSize } : {}),
+      ...(p.k !== undefined ? { k: p.k } : {}),
+    });
+    return {
+      interests: r.interests.map((i) => ({
+        profile: i.profile.toJSON(),
+        community: i.community === null ? null : resultJson(i.community),
+      })),
+    };
+  });
+
+  add('notifications.list', (p) => ({
+    notifications: node.notifications(p?.since ?? 0).map(notificationJson),
+  }));
+
+  add('stats', () => {
+    const traffic = node.traffic();
+    let sent = 0;
+    let served = 0;
+    for (const [name, c] of Object.entries(traffic)) {
+      if (name.endsWith('-response')) continue;
+      if (name.startsWith('out:')) sent += c.messages;
+      else served += c.messages;
+    }
+    return {
+      uptimeMs: Date.now() - startedAt,
+      rpc: { calls: counters.calls, errors: counters.errors },
+      requests: { sent, served },
+      messages: { sent: node.meter.total('out:'), received: node.meter.total('in:') },
+      protocols: { [INDEX_PROTOCOL]: traffic },
+      stored: node.info().stored,
+    };
+  });
+
+  return server;
+}

@@ -1,0 +1,238 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  call,
+  type NodeProcess,
+  rpc,
+  runNodeExpectingFailure,
+  spawnNode,
+  stop,
+} from '../support/process.ts';
+import { variedProfiles } from '../support/swarm.ts';
+
+const tmp = (name: string) => mkdtempSync(join(tmpdir(), `cidx-${name}-`));
+const base = ['--rpc', '127.0.0.1:0', '--listen', '/ip4/127.0.0.1/tcp/0'];
+
+describe('three cidx node processes on 127.0.0.1, driven through JSON-RPC', () => {
+  let a: NodeProcess;
+  let b: NodeProcess;
+  let c: NodeProcess;
+  const dirA = tmp('a');
+  const [p1, p2, p3] = variedProfiles(3, 20, 71, 1);
+  let first: { id: string };
+
+  beforeAll(async () => {
+    a = await spawnNode([...base, '--data', dirA]);
+    b = await spawnNode([...base, '--data', tmp('b'), '--bootstrap', a.ready.addrs[0] as string]);
+    c = await spawnNode([...base, '--data', tmp('c'), '--bootstrap', a.ready.addrs[0] as string]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([a, b, c].map((p) => p && stop(p)));
+  });
+
+  it('prints one ready line with its peer id, TCP addresses and RPC URL', () => {
+    expect(a.ready.peerId).toMatch(/^12D3Koo/);
+    expect(a.ready.addrs[0]).toMatch(
+      new RegExp(`^/ip4/127\\.0\\.0\\.1/tcp/\\d+/p2p/${a.ready.peerId}$`),
+    );
+    expect(a.ready.rpc).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('creates on one node; searches and joins from another', async () => {
+    first = await call(a.ready.rpc, 'community.create', { profile: p1 });
+    expect(first).toMatchObject({ version: 1, notified: 0 });
+    const { results } = await call(b.ready.rpc, 'community.search', { profile: p1, k: 3 });
+    expect(results[0]).toMatchObject({ id: first.id, similarity: 1, contacts: a.ready.addrs });
+    const joined = await call(c.ready.rpc, 'community.join', { profile: p1 });
+    expect(joined.interests).toHaveLength(1);
+    expect(joined.interests[0].community.id).toBe(first.id);
+    const got = await call(c.ready.rpc, 'community.get', { id: first.id });
+    expect(got).toMatchObject({ id: first.id, version: 1, profile: p1, contacts: a.ready.addrs });
+    const info = await call(b.ready.rpc, 'node.info');
+    expect(info.peers.profiles).toBeGreaterThanOrEqual(2);
+  });
+
+  it('delivers notifications to the contacts of similar communities, listed and streamed', async () => {
+    const events = await fetch(`${a.ready.rpc}/events`, { signal: AbortSignal.timeout(30_000) });
+    expect(events.headers.get('content-type')).toBe('text/event-stream');
+    const reader = (events.body as ReadableStream<Uint8Array>).getReader();
+    const second = await call(b.ready.rpc, 'community.create', { profile: p2 });
+    expect(second.similar.map((s: { id: string }) => s.id)).toContain(first.id);
+    const { notifications } = await call(a.ready.rpc, 'notifications.list', {});
+    expect(notifications).toHaveLength(1);
+    expect(notifications[0]).toMatchObject({
+      seq: 1,
+      kind: 'created',
+      community: { id: second.id, version: 1 },
+      for: first.id,
+    });
+    // Server-sent events: blank-line separated; lines starting with ':' are keep-alive comments.
+    let text = '';
+    let event: string | undefined;
+    while (event === undefined) {
+      text += new TextDecoder().decode((await reader.read()).value);
+      event = text
+        .split('\n\n')
+        .map((e) =>
+          e
+            .split('\n')
+            .filter((l) => !l.startsWith(':'))
+            .join('\n'),
+        )
+        .find((e) => e.startsWith('id: '));
+    }
+    await reader.cancel();
+    expect(event).toMatch(/^id: 1\nevent: notification\ndata: /);
+    expect(JSON.parse(event.split('data: ')[1] as string).community.id).toBe(second.id);
+    expect((await call(a.ready.rpc, 'notifications.list', { since: 1 })).notifications).toEqual([]);
+  });
+
+  it('answers not-owner, unknown-community and bad-params errors with the contract codes', async () => {
+    const notOwner = await rpc(b.ready.rpc, 'community.update', { id: first.id, profile: p3 });
+    expect(notOwner.error?.code).toBe(-32001);
+    const dissolveOther = await rpc(c.ready.rpc, 'community.dissolve', { id: first.id });
+    expect(dissolveOther.error?.code).toBe(-32001);
+    const unknown = await rpc(b.ready.rpc, 'community.get', { id: 'f'.repeat(64) });
+    expect(unknown.error?.code).toBe(-32004);
+    const badWeight = await rpc(b.ready.rpc, 'community.create', {
+      profile: { weights: { x: 0 } },
+    });
+    expect(badWeight.error).toMatchObject({
+      code: -32602,
+      message: 'params.profile.weights["x"]: must be a finite number > 0',
+    });
+    const badK = await rpc(b.ready.rpc, 'community.search', { profile: p1, k: 'many' });
+    expect(badK.error).toMatchObject({
+      code: -32602,
+      message: 'params.k: must be an integer in [1, 1000]',
+    });
+    const extra = await rpc(b.ready.rpc, 'community.search', { profile: p1, colour: 'red' });
+    expect(extra.error?.message).toMatch(/unknown field\(s\): colour/);
+    const badId = await rpc(b.ready.rpc, 'community.get', { id: 'nope' });
+    expect(badId.error).toMatchObject({
+      code: -32602,
+      message: 'params.id: must be a community id (64 hex digits)',
+    });
+    expect((await rpc(b.ready.rpc, 'no.such.method')).error?.code).toBe(-32601);
+    // nothing changed: the community is still version 1 and still found first
+    expect((await call(c.ready.rpc, 'community.get', { id: first.id })).version).toBe(1);
+  });
+
+  it('handles batches, parse errors, invalid requests and the body limit', async () => {
+    const post = (body: string, type = 'application/json') =>
+      fetch(a.ready.rpc, { method: 'POST', headers: { 'Content-Type': type }, body });
+    const batch = (await (
+      await post(
+        JSON.stringify([
+          { jsonrpc: '2.0', id: 1, method: 'node.info' },
+          { jsonrpc: '2.0', id: 2, method: 'community.get', params: { id: first.id } },
+          { jsonrpc: '2.0', method: 'stats' },
+        ]),
+      )
+    ).json()) as { id: number }[];
+    expect(batch.map((r) => r.id)).toEqual([1, 2]);
+    const errorCode = async (body: string) =>
+      ((await (await post(body)).json()) as { error: { code: number } }).error.code;
+    expect(await errorCode('{"jsonrpc":')).toBe(-32700);
+    expect(await errorCode('{"id":1,"method":3}')).toBe(-32600);
+    expect((await post('x', 'text/plain')).status).toBe(415);
+    const huge = await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'node.info',
+        pad: 'x'.repeat(9 * 1024 * 1024),
+      }),
+    ).catch((e: Error) => e);
+    expect(huge instanceof Error || huge.status === 413).toBe(true);
+    const stats = await call(a.ready.rpc, 'stats');
+    expect(stats.requests.served).toBeGreaterThan(0);
+    expect(stats.rpc.calls['community.create']).toBe(1);
+  });
+
+  it('stops with exit 0 on SIGTERM and comes back from its data directory with everything', async () => {
+    const before = await call(a.ready.rpc, 'node.info');
+    expect(await stop(a)).toBe(0);
+    a = await spawnNode([...base, '--data', dirA, '--bootstrap', b.ready.addrs[0] as string]);
+    expect(a.ready.peerId).toBe(before.peerId);
+    const after = await call(a.ready.rpc, 'node.info');
+    expect(after.stored).toEqual(before.stored);
+    expect(
+      (await call(a.ready.rpc, 'community.list')).communities.map((x: { id: string }) => x.id),
+    ).toEqual([first.id]);
+    expect((await call(a.ready.rpc, 'notifications.list')).notifications).toHaveLength(1);
+    // still the owner: it can update, and the others see the new version
+    expect(
+      (await call(a.ready.rpc, 'community.update', { id: first.id, profile: p3 })).version,
+    ).toBe(2);
+    const { results } = await call(c.ready.rpc, 'community.search', { profile: p3 });
+    expect(results[0]).toMatchObject({ id: first.id, version: 2 });
+  });
+});
+
+describe('kill -9 in the middle of writes', () => {
+  it('loses no acknowledged create, and the store opens cleanly', async () => {
+    const dir = tmp('kill');
+    let n = await spawnNode([...base, '--data', dir]);
+    const profiles = variedProfiles(40, 20, 81);
+    const acked: string[] = [];
+    let killed = false;
+    await Promise.allSettled(
+      profiles.map(async (p) => {
+        const r = await rpc(n.ready.rpc, 'community.create', { profile: p });
+        if (r.result && !killed) acked.push(r.result.id);
+        if (acked.length >= 8 && !killed) {
+          killed = true;
+          n.proc.kill('SIGKILL');
+        }
+      }),
+    );
+    expect(await n.exited).toBe('SIGKILL');
+    expect(acked.length).toBeGreaterThanOrEqual(8);
+    n = await spawnNode([...base, '--data', dir]);
+    const listed = new Set(
+      (await call(n.ready.rpc, 'community.list')).communities.map((x: { id: string }) => x.id),
+    );
+    for (const id of acked) {
+      expect(listed.has(id)).toBe(true);
+      expect((await call(n.ready.rpc, 'community.get', { id })).version).toBe(1);
+    }
+    expect(await stop(n)).toBe(0);
+  });
+});
+
+describe('configuration', () => {
+  it('exits 2 with a one-line error on a bad flag or config', async () => {
+    const flag = await runNodeExpectingFailure(['--lsh-n', '0']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr.trim().split('\n')).toHaveLength(1);
+    expect(flag.stderr).toMatch(/--lsh-n <n>.*must be an integer/);
+    const cfg = join(tmp('cfg'), 'bad.json');
+    writeFileSync(cfg, JSON.stringify({ lsh: { n: 20, m: 'two' } }));
+    const bad = await runNodeExpectingFailure(['--config', cfg]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^cidx: config: lsh\.m: /);
+    writeFileSync(cfg, '{ not json');
+    expect((await runNodeExpectingFailure(['--config', cfg])).stderr).toMatch(/not valid JSON/);
+    const rpcAddr = await runNodeExpectingFailure(['--rpc', 'localhost']);
+    expect(rpcAddr.stderr).toMatch(/rpc: must be host:port/);
+    expect(rpcAddr.stdout).toBe('');
+  });
+
+  it('takes settings from a config file and the environment, flags winning', async () => {
+    const cfg = join(tmp('cfg'), 'swarm.json');
+    writeFileSync(
+      cfg,
+      JSON.stringify({ index: 'attribute', replicas: 2, k: 9, rpc: '127.0.0.1:1' }),
+    );
+    const n = await spawnNode(['--config', cfg, '--rpc', '127.0.0.1:0', '--k', '4'], {
+      CIDX_REPLICAS: '1',
+    });
+    const info = await call(n.ready.rpc, 'node.info');
+    expect(info.swarm).toMatchObject({ index: { mode: 'attribute' }, replicas: 1, k: 4 });
+    expect(await stop(n, 'SIGINT')).toBe(0);
+  });
+});
