@@ -3,6 +3,7 @@ import { ProfileError } from '../profile/errors.ts';
 import { UsageError } from './io.ts';
 import { registerNodeCommand } from './node-command.ts';
 import { registerProfileCommands } from './profile-commands.ts';
+import { registerSimCommand } from './sim-command.ts';
 
 const VERSION = '0.1.0';
 
@@ -18,6 +19,7 @@ export function createProgram(writeErr: (text: string) => void = () => {}): Comm
     .exitOverride();
   registerNodeCommand(program);
   registerProfileCommands(program);
+  registerSimCommand(program);
   for (const c of program.commands) {
     c.exitOverride();
     for (const sub of c.commands) sub.exitOverride();

@@ -225,21 +225,38 @@ export class IndexTable {
     return dropped;
   }
 
-  /** Counts of what is held (live or not yet swept). */
-  stats(): { descriptors: number; keys: number; contacts: number; tombstones: number } {
+  /** Counts of what is held (live or not yet swept), and the bytes of the signed records. */
+  stats(): {
+    descriptors: number;
+    keys: number;
+    contacts: number;
+    tombstones: number;
+    bytes: number;
+  } {
     let descriptors = 0;
     let keys = 0;
+    let bytes = 0;
     for (const entries of this.#keys.values()) {
       let any = false;
       for (const e of entries.values()) {
         if (e.kind === 'descriptor') {
           descriptors++;
+          bytes += blobBytes(e.record.blob);
           any = true;
         }
       }
       if (any) keys++;
     }
-    return { descriptors, keys, contacts: this.#contacts.size, tombstones: this.#tombstones.size };
+    for (const c of this.#contacts.values())
+      bytes += blobBytes(c.record.blob) + (c.descriptor ? blobBytes(c.descriptor.blob) : 0);
+    for (const t of this.#tombstones.values()) bytes += blobBytes(t.record.blob);
+    return {
+      descriptors,
+      keys,
+      contacts: this.#contacts.size,
+      tombstones: this.#tombstones.size,
+      bytes,
+    };
   }
 
   /**
@@ -326,6 +343,10 @@ function withDescriptor(
   descriptor: DescriptorRecord | undefined,
 ): { record: ContactsRecord; descriptor?: DescriptorRecord } {
   return descriptor === undefined ? { record } : { record, descriptor };
+}
+
+function blobBytes(b: { payload: Uint8Array; owner: Uint8Array; sig: Uint8Array }): number {
+  return b.payload.length + b.owner.length + b.sig.length;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

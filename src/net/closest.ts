@@ -38,27 +38,57 @@ export function sortByDistance(peers: Iterable<PeerId>, key: Uint8Array): PeerId
   return [...seen.values()].sort((a, b) => compareDistance(kadIdOfPeer(a), kadIdOfPeer(b), target));
 }
 
+/** What one lookup cost: queries sent, the depth of the path to the closest peer, time. */
+export interface LookupStats {
+  messages: number;
+  hops: number;
+  ms: number;
+  found: number;
+}
+
 /**
  * The peers closest to a key as the DHT's iterative lookup finds them, plus the local node,
  * closest first. The local node always counts: a swarm of one, or a node whose neighbours are
  * all gone, still stores and answers for every key. If the lookup times out before it
- * finishes, the peers it heard of on the way are used.
+ * finishes, the peers it heard of on the way are used. `onStats` receives the lookup's cost:
+ * hops are counted as the number of responses on the path from our routing table to the final
+ * closest peer.
  */
 export async function closestPeers(
   dht: KadDHT,
   self: PeerId,
   key: Uint8Array,
   signal: AbortSignal,
+  onStats?: (s: LookupStats) => void,
 ): Promise<PeerId[]> {
+  const started = Date.now();
   const final: PeerId[] = [];
   const heard: PeerId[] = [];
+  const depth = new Map<string, number>();
+  let messages = 0;
   try {
     for await (const ev of dht.getClosestPeers(key, { signal })) {
-      if (ev.name === 'FINAL_PEER') final.push(ev.peer.id);
-      else if (ev.name === 'PEER_RESPONSE') for (const p of ev.closer) heard.push(p.id);
+      if (ev.name === 'SEND_QUERY') {
+        messages++;
+        if (!depth.has(ev.to.toString())) depth.set(ev.to.toString(), 1);
+      } else if (ev.name === 'FINAL_PEER') final.push(ev.peer.id);
+      else if (ev.name === 'PEER_RESPONSE') {
+        const d = (depth.get(ev.from.toString()) ?? 1) + 1;
+        for (const p of ev.closer) {
+          heard.push(p.id);
+          const k = p.id.toString();
+          if ((depth.get(k) ?? Number.POSITIVE_INFINITY) > d) depth.set(k, d);
+        }
+      }
     }
   } catch (err) {
     if (!signal.aborted) throw err;
   }
-  return sortByDistance([self, ...(final.length > 0 ? final : heard)], key);
+  const sorted = sortByDistance([self, ...(final.length > 0 ? final : heard)], key);
+  if (onStats) {
+    const closest = sorted.find((p) => !p.equals(self));
+    const hops = closest === undefined ? 0 : (depth.get(closest.toString()) ?? 1);
+    onStats({ messages, hops, ms: Date.now() - started, found: final.length });
+  }
+  return sorted;
 }

@@ -5,7 +5,7 @@
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { identify } from '@libp2p/identify';
-import type { PrivateKey } from '@libp2p/interface';
+import type { Metrics, PrivateKey } from '@libp2p/interface';
 import { type KadDHT, type KadDHTInit, kadDHT, passthroughMapper } from '@libp2p/kad-dht';
 import { memory } from '@libp2p/memory';
 import { ping } from '@libp2p/ping';
@@ -40,6 +40,13 @@ export interface HostOptions {
   dht?: Partial<KadDHTInit>;
   /** Most open connections (default 300). */
   maxConnections?: number;
+  /** libp2p's Metrics component (the simulator meters the wire through it). */
+  metrics?: (components: unknown) => Metrics;
+  /**
+   * Many nodes in one process: no periodic pings of every connection, and rare background
+   * self-queries and routing-table refreshes (a 2000-node swarm would spend its CPU on them).
+   */
+  simulation?: boolean;
 }
 
 function dhtInit(
@@ -69,6 +76,11 @@ function dhtInit(
   };
 }
 
+function dhtExtra(o: HostOptions): Partial<KadDHTInit> {
+  const sim: Partial<KadDHTInit> = o.simulation ? { querySelfInterval: 3_600_000 } : {};
+  return { ...sim, ...o.dht };
+}
+
 export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   if (o.encryption === 'plaintext' && o.transport !== 'memory') {
     throw new Error('plaintext encryption is only for the in-process memory transport');
@@ -81,12 +93,14 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
     connectionEncrypters: [o.encryption === 'plaintext' ? plaintext() : noise()],
     streamMuxers: [yamux()],
     connectionManager: { maxConnections: o.maxConnections ?? 300 },
+    ...(o.metrics ? { metrics: o.metrics } : {}),
+    ...(o.simulation ? { connectionMonitor: { enabled: false } } : {}),
     services: {
       identify: identify(),
       // Both DHTs ping through this one service; one outbound stream per connection floods it.
       ping: ping({ maxOutboundStreams: 64, maxInboundStreams: 64 }),
-      profiles: kadDHT(dhtInit('profiles', PROFILES_DHT_PROTOCOL, o.dht ?? {})),
-      addresses: kadDHT(dhtInit('addresses', ADDRESSES_DHT_PROTOCOL, o.dht ?? {})),
+      profiles: kadDHT(dhtInit('profiles', PROFILES_DHT_PROTOCOL, dhtExtra(o))),
+      addresses: kadDHT(dhtInit('addresses', ADDRESSES_DHT_PROTOCOL, dhtExtra(o))),
     },
   });
 }

@@ -1,8 +1,9 @@
-import type { PrivateKey } from '@libp2p/interface';
+import type { Metrics, PrivateKey } from '@libp2p/interface';
 import type { KadDHTInit } from '@libp2p/kad-dht';
 import type { Datastore } from 'interface-datastore';
 import type { SwarmParams } from '../index/swarm.ts';
 import { ParamsError } from '../keys/params.ts';
+import type { LookupStats } from '../net/closest.ts';
 
 export interface Timing {
   /** Bound on one request/response exchange, dial included (ms). */
@@ -70,6 +71,12 @@ export interface NodeOptions {
   encryption?: 'noise' | 'plaintext';
   dht?: Partial<KadDHTInit>;
   maxConnections?: number;
+  /** libp2p's Metrics component (e.g. a WireMeter's). */
+  metrics?: (components: unknown) => Metrics;
+  /** Tune the host for many nodes in one process (see HostOptions.simulation). */
+  simulation?: boolean;
+  /** Receives the cost of every DHT lookup this node makes. */
+  onLookup?: (dht: 'profiles' | 'addresses', s: LookupStats) => void;
   timing?: Partial<Timing>;
   limits?: Partial<Limits>;
   /** The clock, in ms (tests move it). */

@@ -141,6 +141,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       closestCacheMs: this.timing.closestCacheMs,
       now: this.#now,
       swarmParams: this.swarm.params,
+      ...(opts.onLookup ? { onLookup: opts.onLookup } : {}),
     });
     this.#ctx = {
       libp2p,
@@ -176,6 +177,8 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       ...(opts.encryption ? { encryption: opts.encryption } : {}),
       ...(opts.dht ? { dht: opts.dht } : {}),
       ...(opts.maxConnections ? { maxConnections: opts.maxConnections } : {}),
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
+      ...(opts.simulation ? { simulation: true } : {}),
     });
     const node = new CidxNode(libp2p, privateKey, opts, owned, storage);
     if (storage !== undefined) {

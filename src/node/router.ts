@@ -1,7 +1,7 @@
 import type { PeerId } from '@libp2p/interface';
 import { multiaddr } from '@multiformats/multiaddr';
 import { type IndexClient, RemoteError } from '../net/client.ts';
-import { closestPeers } from '../net/closest.ts';
+import { closestPeers, type LookupStats } from '../net/closest.ts';
 import { INDEX_PROTOCOL, type OkResponse, type Request } from '../net/codec.ts';
 import type { CidxLibp2p } from '../net/libp2p.ts';
 import type { IndexServer } from '../net/server.ts';
@@ -21,6 +21,8 @@ export interface RouterOptions {
   now(): number;
   /** Our swarm parameters, quoted in a mismatch error. */
   swarmParams: unknown;
+  /** Receives the cost of every DHT lookup (the simulator meters them). */
+  onLookup?: (dht: DhtName, s: LookupStats) => void;
 }
 
 /**
@@ -66,7 +68,14 @@ export class Router {
     } else {
       const timeout = AbortSignal.timeout(this.#opts.lookupTimeoutMs);
       const s = signal === undefined ? timeout : AbortSignal.any([timeout, signal]);
-      peers = await closestPeers(this.#libp2p.services[dht], this.#libp2p.peerId, key, s);
+      const onStats = this.#opts.onLookup;
+      peers = await closestPeers(
+        this.#libp2p.services[dht],
+        this.#libp2p.peerId,
+        key,
+        s,
+        onStats === undefined ? undefined : (st) => onStats(dht, st),
+      );
       if (this.#opts.closestCacheMs > 0) {
         if (this.#cache.size >= 10_000)
           this.#cache.delete(this.#cache.keys().next().value as string);

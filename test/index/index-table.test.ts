@@ -93,7 +93,7 @@ describe('IndexTable version rules', () => {
     expect([...t.descriptors(K, 1000)]).toHaveLength(0);
     expect(t.expire(1000)).toBe(1);
     expect(t.drainChanges()).toEqual([{ op: 'delete-entry', key: K, id: o.id }]);
-    expect(t.stats()).toEqual({ descriptors: 0, keys: 0, contacts: 0, tombstones: 0 });
+    expect(t.stats()).toEqual({ descriptors: 0, keys: 0, contacts: 0, tombstones: 0, bytes: 0 });
   });
 });
 

@@ -1,0 +1,93 @@
+/** Accumulators of what a run measures, and the small statistics the report needs. */
+import type { SearchScore } from './ground-truth.ts';
+
+export class OpStats {
+  count = 0;
+  failed = 0;
+  latencies: number[] = [];
+  sends = 0;
+  bytes = 0;
+  // search only
+  scored = 0;
+  unresolved = 0;
+  top1 = 0;
+  precisionSum = 0;
+  precisionN = 0;
+  relErrSum = 0;
+  relErrN = 0;
+
+  addScore(s: SearchScore): void {
+    if (!s.answerable) return;
+    this.scored++;
+    if (s.unresolved) this.unresolved++;
+    if (s.top1) this.top1++;
+    if (s.precision !== null) {
+      this.precisionSum += s.precision;
+      this.precisionN++;
+    }
+    if (s.relError !== null) {
+      this.relErrSum += s.relError;
+      this.relErrN++;
+    }
+  }
+}
+
+/** Nearest-rank percentile of unsorted values (NaN for none). */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[
+    Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
+  ] as number;
+}
+
+/** Gini coefficient of non-negative values: 0 when all equal, → 1 when one holds everything. */
+export function gini(values: number[]): number {
+  const n = values.length;
+  const total = values.reduce((s, v) => s + v, 0);
+  if (n === 0 || total === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  let weighted = 0;
+  sorted.forEach((v, i) => {
+    weighted += (i + 1) * v;
+  });
+  return (2 * weighted) / (n * total) - (n + 1) / n;
+}
+
+/** Search and create metrics under a prefix ('' or '<label>.'). */
+export function opMetrics(
+  prefix: string,
+  search: OpStats,
+  create: OpStats,
+): Record<string, number> {
+  const m: Record<string, number> = {};
+  const put = (k: string, v: number) => {
+    if (Number.isFinite(v)) m[`${prefix}${k}`] = v;
+  };
+  put('search.count', search.count);
+  put('search.failed', search.failed);
+  put('search.scored', search.scored);
+  put('search.unresolved', search.unresolved);
+  if (search.scored > 0) {
+    put('search.unresolved_rate', search.unresolved / search.scored);
+    put('search.top1_agreement', search.top1 / search.scored);
+  }
+  if (search.precisionN > 0) put('search.precision', search.precisionSum / search.precisionN);
+  if (search.relErrN > 0) put('search.mean_rel_error', search.relErrSum / search.relErrN);
+  if (search.count > 0) {
+    put('messages.per_search', search.sends / search.count);
+    put('bytes.per_search', search.bytes / search.count);
+    put('search.latency_p50_ms', percentile(search.latencies, 50));
+    put('search.latency_p95_ms', percentile(search.latencies, 95));
+    put('search.latency_p99_ms', percentile(search.latencies, 99));
+  }
+  put('create.count', create.count);
+  put('create.failed', create.failed);
+  if (create.count > 0) {
+    put('messages.per_create', create.sends / create.count);
+    put('bytes.per_create', create.bytes / create.count);
+    put('create.latency_p50_ms', percentile(create.latencies, 50));
+    put('create.latency_p95_ms', percentile(create.latencies, 95));
+  }
+  return m;
+}

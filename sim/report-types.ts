@@ -1,0 +1,43 @@
+/** What a simulator run produces; `writeReports` renders it as JSON, Markdown and HTML. */
+export interface SimReport {
+  scenario: {
+    /** The scenario file as given on the command line. */
+    file: string;
+    seed: number;
+    /** ISO-8601 start time. */
+    startedAt: string;
+    durationMs: number;
+    /** Node.js version and machine, e.g. "node v24.21.0, AMD EPYC × 2". */
+    machine: string;
+    /** Most nodes alive at once. */
+    nodesPeak: number;
+  };
+  /** Every metric, flat dotted names (e.g. `search.top1_agreement`, `traffic.cidx.bytes`). */
+  metrics: Record<string, number>;
+  /** Each `expect` line, in file order, with the value it saw when it ran. */
+  expects: {
+    line: number;
+    text: string;
+    metric: string;
+    op: '<' | '<=' | '==' | '>=' | '>';
+    value: number;
+    /** null when the metric did not exist when the expect ran. */
+    actual: number | null;
+    pass: boolean;
+  }[];
+  /** One row per command run: when it started (ms since start), what, how long it took. */
+  timeline: { t: number; line: number; command: string; durationMs: number; note?: string }[];
+  series: {
+    /** Live nodes over time (ms since start). */
+    nodes: { t: number; alive: number }[];
+    /** Resident set size over time, MiB. */
+    rssMb: { t: number; rss: number }[];
+    /** Latency of every search and create, ms. */
+    searchLatencyMs: number[];
+    createLatencyMs: number[];
+    /** Index entries held by each live node when the report was made. */
+    loadPerNode: number[];
+    /** Wire traffic per libp2p protocol id. */
+    protocols: Record<string, { streams: number; sends: number; bytes: number }>;
+  };
+}
