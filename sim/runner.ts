@@ -43,11 +43,13 @@ export async function runScenario(statements: Statement[], opts: RunOptions): Pr
   const run = new Run(statements, opts);
   try {
     await run.execute();
-  } finally {
-    await run.swarm?.stopAll();
     run.stopSampling();
+    // The report is taken while the swarm still stands: it counts live nodes and their load.
+    return run.report();
+  } finally {
+    run.stopSampling();
+    await run.swarm?.stopAll();
   }
-  return run.report();
 }
 
 class Run {

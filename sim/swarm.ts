@@ -38,6 +38,7 @@ export class SimSwarm {
   readonly #config: SwarmConfig;
   readonly #rng: Rng;
   readonly #start = Date.now();
+  #nextIndex = 0;
   /** Live node count over time, for the report. */
   readonly aliveSeries: { t: number; alive: number }[] = [];
 
@@ -68,7 +69,7 @@ export class SimSwarm {
   }
 
   async #startOne(): Promise<Slot> {
-    const index = this.slots.length;
+    const index = this.#nextIndex++; // taken before any await: joins run concurrently
     const live = this.alive();
     const boot = this.#rng
       .sample(live, this.#config.bootstrapPeers ?? 3)
@@ -80,7 +81,8 @@ export class SimSwarm {
       bootstrap: boot,
       swarm: this.#config.swarm,
       timing: this.#config.timing,
-      limits: this.#config.limits,
+      // 1 MiB duplicate filters on thousands of nodes would be most of the memory of a run.
+      limits: { inboxCapacity: 1000, inboxFilterCells: 1 << 14, ...this.#config.limits },
       simulation: true,
       metrics: this.meter.component,
       onLookup: (_dht, s: LookupStats) => {
@@ -92,6 +94,7 @@ export class SimSwarm {
     });
     const slot: Slot = { index, node, alive: false, joinedAt: Date.now() - this.#start };
     this.slots.push(slot);
+    this.slots.sort((a, b) => a.index - b.index);
     node.on('notification', () => {
       this.notifications++;
     });

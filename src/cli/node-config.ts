@@ -48,6 +48,7 @@ export const configSchema = z.strictObject({
       concurrency: z.number().int().min(1),
       queryReplicas: z.number().int().min(1),
       inboxCapacity: z.number().int().min(1),
+      inboxFilterCells: z.number().int().min(1024),
       maxInboundStreams: z.number().int().min(1),
     })
     .partial(),

@@ -8,6 +8,7 @@ import {
   type OkResponse,
   type Request,
 } from './codec.ts';
+import { deadline } from './deadline.ts';
 import type { CidxLibp2p } from './libp2p.ts';
 import type { Meter } from './meter.ts';
 
@@ -43,28 +44,32 @@ export class IndexClient {
   }
 
   async request(peer: PeerId | Multiaddr, req: Request, outer?: AbortSignal): Promise<OkResponse> {
-    const timeout = AbortSignal.timeout(this.#opts.timeoutMs);
-    const signal = outer === undefined ? timeout : AbortSignal.any([timeout, outer]);
     const bytes = encodeMessage(req);
     if (bytes.length > this.#opts.maxFrameBytes) {
       throw new RangeError(
         `${req.t} request of ${bytes.length} bytes exceeds the ${this.#opts.maxFrameBytes}-byte frame limit`,
       );
     }
-    const stream = await this.#libp2p.dialProtocol(peer, INDEX_PROTOCOL, { signal });
+    const limit = deadline(this.#opts.timeoutMs, outer);
+    const { signal } = limit;
     try {
-      const lp = lpStream(stream, { maxDataLength: this.#opts.maxFrameBytes });
-      await lp.write(bytes, { signal });
-      this.#meter.count(`out:${req.t}`, bytes.length);
-      const raw = (await lp.read({ signal })).subarray();
-      this.#meter.count(`in:${req.t}-response`, raw.length);
-      await stream.close({ signal });
-      const res = decodeResponse(raw);
-      if (!res.ok) throw new RemoteError(res.code, res.msg, res.params);
-      return res;
-    } catch (err) {
-      stream.abort(err as Error);
-      throw err;
+      const stream = await this.#libp2p.dialProtocol(peer, INDEX_PROTOCOL, { signal });
+      try {
+        const lp = lpStream(stream, { maxDataLength: this.#opts.maxFrameBytes });
+        await lp.write(bytes, { signal });
+        this.#meter.count(`out:${req.t}`, bytes.length);
+        const raw = (await lp.read({ signal })).subarray();
+        this.#meter.count(`in:${req.t}-response`, raw.length);
+        await stream.close({ signal });
+        const res = decodeResponse(raw);
+        if (!res.ok) throw new RemoteError(res.code, res.msg, res.params);
+        return res;
+      } catch (err) {
+        stream.abort(err as Error);
+        throw err;
+      }
+    } finally {
+      limit.clear();
     }
   }
 }

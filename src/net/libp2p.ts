@@ -5,7 +5,7 @@
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { identify } from '@libp2p/identify';
-import type { Metrics, PrivateKey } from '@libp2p/interface';
+import type { ComponentLogger, Logger, Metrics, PrivateKey } from '@libp2p/interface';
 import { type KadDHT, type KadDHTInit, kadDHT, passthroughMapper } from '@libp2p/kad-dht';
 import { memory } from '@libp2p/memory';
 import { ping } from '@libp2p/ping';
@@ -76,6 +76,20 @@ function dhtInit(
   };
 }
 
+/**
+ * A logger that logs nothing: in a simulation, creating thousands of debug loggers (one per
+ * stream and connection, each probing the terminal) cost several percent of the CPU.
+ */
+function silentLogger(): ComponentLogger {
+  const log = Object.assign(() => {}, {
+    enabled: false,
+    error: () => {},
+    trace: () => {},
+    newScope: () => log,
+  }) as unknown as Logger;
+  return { forComponent: () => log };
+}
+
 function dhtExtra(o: HostOptions): Partial<KadDHTInit> {
   const sim: Partial<KadDHTInit> = o.simulation ? { querySelfInterval: 3_600_000 } : {};
   return { ...sim, ...o.dht };
@@ -86,6 +100,8 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
     throw new Error('plaintext encryption is only for the in-process memory transport');
   }
   return createLibp2p({
+    // Started by the node's own start(), after its handlers are in place.
+    start: false,
     ...(o.privateKey ? { privateKey: o.privateKey } : {}),
     ...(o.datastore ? { datastore: o.datastore } : {}),
     addresses: { listen: o.listen },
@@ -94,7 +110,7 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
     streamMuxers: [yamux()],
     connectionManager: { maxConnections: o.maxConnections ?? 300 },
     ...(o.metrics ? { metrics: o.metrics } : {}),
-    ...(o.simulation ? { connectionMonitor: { enabled: false } } : {}),
+    ...(o.simulation ? { connectionMonitor: { enabled: false }, logger: silentLogger() } : {}),
     services: {
       identify: identify(),
       // Both DHTs ping through this one service; one outbound stream per connection floods it.

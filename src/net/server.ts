@@ -11,6 +11,7 @@ import {
   type Response,
   WIRE_VERSION,
 } from './codec.ts';
+import { deadline } from './deadline.ts';
 import type { CidxLibp2p } from './libp2p.ts';
 import type { Meter } from './meter.ts';
 import { RecordError } from './records.ts';
@@ -84,7 +85,15 @@ export class IndexServer {
   }
 
   async #serve(stream: Stream, connection: Connection): Promise<void> {
-    const signal = AbortSignal.timeout(this.#opts.timeoutMs);
+    const limit = deadline(this.#opts.timeoutMs);
+    try {
+      await this.#exchange(stream, connection, limit.signal);
+    } finally {
+      limit.clear();
+    }
+  }
+
+  async #exchange(stream: Stream, connection: Connection, signal: AbortSignal): Promise<void> {
     const lp = lpStream(stream, { maxDataLength: this.#opts.maxFrameBytes });
     let res: Response = fail('internal', 'no answer');
     let type = 'unknown';

@@ -34,6 +34,8 @@ export interface Limits {
   /** Replicas asked per key on a search (the closest that answer). */
   queryReplicas: number;
   inboxCapacity: number;
+  /** Cells (bytes) of the inbox's duplicate filter (default 2^20). */
+  inboxFilterCells: number;
   maxInboundStreams: number;
 }
 
@@ -55,6 +57,7 @@ export const DEFAULT_LIMITS: Limits = {
   concurrency: 8,
   queryReplicas: 1,
   inboxCapacity: 10_000,
+  inboxFilterCells: 1 << 20,
   maxInboundStreams: 256,
 };
 

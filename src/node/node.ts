@@ -7,6 +7,7 @@ import { IndexTable } from '../index/index-table.ts';
 import { type ResolvedSwarm, resolveSwarm } from '../index/swarm.ts';
 import { IndexClient } from '../net/client.ts';
 import { INDEX_PROTOCOL, WIRE_VERSION } from '../net/codec.ts';
+import { deadline as timeLimit } from '../net/deadline.ts';
 import { createHandlers } from '../net/handlers/index.ts';
 import { type CidxLibp2p, createHost } from '../net/libp2p.ts';
 import { Meter, type TrafficCounters } from '../net/meter.ts';
@@ -101,7 +102,10 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       recordTtlMs: this.timing.recordTtlMs,
       tombstoneTtlMs: this.timing.tombstoneTtlMs,
     });
-    this.inbox = new Inbox({ capacity: this.limits.inboxCapacity });
+    this.inbox = new Inbox({
+      capacity: this.limits.inboxCapacity,
+      filterCells: this.limits.inboxFilterCells,
+    });
     const profileLimits = {
       maxAttributes: this.limits.maxAttributes,
       maxRelations: this.limits.maxRelations,
@@ -382,10 +386,16 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     }
   }
 
-  /** Asks a newly identified cidx peer for its swarm parameters, once. */
+  /** Asks a newly identified cidx peer for its swarm parameters (until three agreed). */
   async #checkPeer(peer: PeerId): Promise<void> {
     const k = peer.toString();
     if (this.#verdicts.has(k) || peer.equals(this.peerId)) return;
+    // Three peers with our parameters show we are in the right swarm; a stray peer met later is
+    // still caught, by its swarm-mismatch answer to our first request. Asking every peer would
+    // cost a request per connection.
+    let same = 0;
+    for (const v of this.#verdicts.values()) if (v === 'same') same++;
+    if (same >= 3) return;
     try {
       const res = await this.#ctx.router.send(peer, {
         v: WIRE_VERSION,
@@ -417,27 +427,33 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   }
 
   /**
-   * Kademlia's join step, for both DHTs: wait until the bootstrap peers are in the routing
-   * table (kad-dht adds them once identify confirms the protocol), then look up our own id,
-   * which fills the table with our neighbours and tells them about us. Without it a node that
-   * just started would treat itself as the closest peer of every key. Bounded by lookupTimeoutMs.
+   * Kademlia's join step: wait until the bootstrap peers are in the routing tables (kad-dht adds
+   * them once identify confirms the protocol), then look up our own id on ProfilesDHT, which
+   * fills the table with our neighbours and tells them about us. Both DHTs run over the same
+   * connections, so AddressesDHT learns the same peers as they are identified: one self-lookup
+   * serves both (a second one measured as pure cost). Without this step a node that just
+   * started would treat itself as the closest peer of every key. Bounded by lookupTimeoutMs.
    */
   async #fillRoutingTables(): Promise<void> {
     const deadline = Date.now() + this.timing.lookupTimeoutMs;
-    for (const name of ['profiles', 'addresses'] as const) {
-      const dht = this.libp2p.services[name];
-      while (routingTableSize(dht) === 0 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 20));
+    const { profiles, addresses } = this.libp2p.services;
+    while (
+      (routingTableSize(profiles) === 0 || routingTableSize(addresses) === 0) &&
+      Date.now() < deadline
+    ) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const limit = timeLimit(Math.max(1, deadline - Date.now()));
+    try {
+      for await (const _ of profiles.getClosestPeers(this.peerId.toMultihash().bytes, {
+        signal: limit.signal,
+      })) {
+        // draining the lookup is the point: each answer adds peers to the routing table
       }
-      const signal = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
-      try {
-        for await (const _ of dht.getClosestPeers(this.peerId.toMultihash().bytes, { signal })) {
-          // draining the lookup is the point: each answer adds peers to the routing table
-        }
-      } catch (err) {
-        if (!signal.aborted)
-          this.emit('warning', `self-lookup on ${name}: ${(err as Error).message}`);
-      }
+    } catch (err) {
+      if (!limit.signal.aborted) this.emit('warning', `self-lookup: ${(err as Error).message}`);
+    } finally {
+      limit.clear();
     }
   }
 

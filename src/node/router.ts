@@ -3,6 +3,7 @@ import { multiaddr } from '@multiformats/multiaddr';
 import { type IndexClient, RemoteError } from '../net/client.ts';
 import { closestPeers, type LookupStats } from '../net/closest.ts';
 import { INDEX_PROTOCOL, type OkResponse, type Request } from '../net/codec.ts';
+import { deadline } from '../net/deadline.ts';
 import type { CidxLibp2p } from '../net/libp2p.ts';
 import type { IndexServer } from '../net/server.ts';
 import { NetworkError, SwarmMismatchError } from './errors.ts';
@@ -66,20 +67,21 @@ export class Router {
     if (hit !== undefined && hit.expires > this.#opts.now()) {
       peers = hit.peers;
     } else {
-      const timeout = AbortSignal.timeout(this.#opts.lookupTimeoutMs);
-      const s = signal === undefined ? timeout : AbortSignal.any([timeout, signal]);
+      const limit = deadline(this.#opts.lookupTimeoutMs, signal);
       const onStats = this.#opts.onLookup;
-      peers = await closestPeers(
-        this.#libp2p.services[dht],
-        this.#libp2p.peerId,
-        key,
-        s,
-        onStats === undefined ? undefined : (st) => onStats(dht, st),
-      );
+      try {
+        peers = await closestPeers(
+          this.#libp2p.services[dht],
+          this.#libp2p.peerId,
+          key,
+          limit.signal,
+          onStats === undefined ? undefined : (st) => onStats(dht, st),
+        );
+      } finally {
+        limit.clear();
+      }
       if (this.#opts.closestCacheMs > 0) {
-        if (this.#cache.size >= 10_000)
-          this.#cache.delete(this.#cache.keys().next().value as string);
-        this.#cache.set(cacheKey, { peers, expires: this.#opts.now() + this.#opts.closestCacheMs });
+        this.#remember(cacheKey, peers);
       }
     }
     const out: PeerId[] = [];
@@ -156,6 +158,17 @@ export class Router {
       return res;
     }
     return this.#client.request(peer, req);
+  }
+
+  /** Caches a lookup result; expired entries go first, and the cache never exceeds 1024 keys. */
+  #remember(cacheKey: string, peers: PeerId[]): void {
+    const now = this.#opts.now();
+    if (this.#cache.size >= 1024) {
+      for (const [k, v] of this.#cache) if (v.expires <= now) this.#cache.delete(k);
+      while (this.#cache.size >= 1024)
+        this.#cache.delete(this.#cache.keys().next().value as string);
+    }
+    this.#cache.set(cacheKey, { peers, expires: now + this.#opts.closestCacheMs });
   }
 
   /** Identify told us the peer's protocols and ours is not among them (e.g. a plain DHT peer). */

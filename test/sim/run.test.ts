@@ -1,0 +1,112 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { runSimulation } from '../../sim/cli.ts';
+import { runScenario } from '../../sim/runner.ts';
+import { parseScenario } from '../../sim/scenario.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'cidx-sim-'));
+
+function scenario(name: string, text: string): string {
+  const file = join(dir, `${name}.scenario`);
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('small simulations (real nodes, memory transport)', () => {
+  it('measures answer quality against ground truth, traffic on the wire, load and notifications', async () => {
+    const text = `
+seed 3
+index lsh n=20 m=1 seed=sim-test
+params k=5 l=3 replicas=3
+dataset communities synthetic count=15 size=30 topics=5
+dataset users perturb communities count=15 keep=0.7 noise=0.1
+at 0s join 15
+at +0s create communities
+at +0s search users exact
+expect search.top1_agreement >= 0.9
+expect search.unresolved == 0
+expect search.precision > 0.5
+expect search.mean_rel_error < 0.1
+expect messages.per_search > 40
+expect bytes.per_search > 5000
+expect traffic.profiles_dht.messages > 0
+expect traffic.cidx.bytes > 0
+expect index.entries >= 15
+expect load.loaded_nodes >= 5
+expect notifications.delivered > 0
+`;
+    const file = scenario('quality', text);
+    const report = await runScenario(parseScenario(text, file), { file });
+    const failed = report.expects.filter((e) => !e.pass);
+    expect(failed).toEqual([]);
+    const m = report.metrics;
+    // LSH n = 20: every search makes about 20 DHT lookups of at least one query each, plus its
+    // own request and reply per key: far more than 20 messages, and both DHTs are metered.
+    expect(m['lookup.count']).toBeGreaterThan(15 * 20);
+    expect(m['lookup.hops']).toBeGreaterThanOrEqual(1);
+    expect(m['index.entries']).toBeLessThanOrEqual(15 * 20 * 3);
+    expect(report.series.protocols['/cidx/profiles/kad/1.0.0']?.bytes).toBeGreaterThan(0);
+    expect(report.series.searchLatencyMs).toHaveLength(15);
+  }, 180_000);
+
+  it('keeps every live community findable after 30% of the nodes crash and owners republish', async () => {
+    const text = `
+seed 4
+index lsh n=10 m=1 seed=churn-test
+dataset communities synthetic count=12 size=30 topics=4
+at 0s join 20
+at +0s create communities from=0-9
+at +0s kill 30% which=holders
+at +0s wait republish
+at +0s check findable
+expect communities.findable == 1
+expect nodes.alive == 14
+`;
+    const file = scenario('churn', text);
+    const report = await runScenario(parseScenario(text, file), { file });
+    expect(report.expects.filter((e) => !e.pass)).toEqual([]);
+  }, 180_000);
+
+  it('exits 1 when an expect fails and writes the three reports', async () => {
+    const file = scenario(
+      'failing',
+      `
+seed 5
+dataset c synthetic count=3 size=10
+at 0s join 3
+at +0s create c
+expect communities.created == 3
+expect communities.created > 3
+expect no.such.metric > 0
+`,
+    );
+    const out = join(dir, 'out-failing');
+    expect(await runSimulation(file, { out, progress: false })).toBe(1);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    expect(report.expects.map((e: { pass: boolean }) => e.pass)).toEqual([true, false, false]);
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('FAIL');
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('<svg');
+  }, 120_000);
+
+  it('exits 2 with file:line on a scenario error, before or while running', async () => {
+    const errors: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      errors.push(String(chunk));
+      return true;
+    });
+    try {
+      const bad = scenario('bad', 'seed 1\nat 0s jion 3\n');
+      expect(await runSimulation(bad, { progress: false })).toBe(2);
+      const missing = scenario('missing', 'seed 1\ndataset c no-such-file.jsonl\n');
+      expect(await runSimulation(missing, { progress: false, out: join(dir, 'out-missing') })).toBe(
+        2,
+      );
+    } finally {
+      spy.mockRestore();
+    }
+    expect(errors.join('')).toMatch(/bad\.scenario:2: unknown command "jion"/);
+    expect(errors.join('')).toMatch(/missing\.scenario:2: cannot read .*no-such-file\.jsonl/);
+  });
+});

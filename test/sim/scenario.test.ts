@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { parseScenario, ScenarioError } from '../../sim/scenario.ts';
+
+const ok = `
+# the contract's example, plus extensions
+seed 7
+index lsh n=20 m=1 seed=swarm-1          # or: index attribute
+params k=5 l=3 replicas=3
+timing republish=30s ttl=2m tombstone=4m
+dataset communities data/c.jsonl offset=10 limit=300
+dataset users synthetic count=20 size=30 topics=3 matrix=yes
+dataset lookalikes perturb communities count=50 keep=0.7 noise=0.1
+at 0s join 200 every 20ms
+at +5s create communities
+at +0s search users exact k=3 label=first concurrency=4
+at +0s update communities new.jsonl
+at +0s update communities perturb keep=0.9
+at +0s dissolve communities 10%
+at +0s kill 30%
+at +0s kill 5 which=holders
+at +0s leave 10%
+at +0s wait republish
+at +0s wait 1.5s
+at 10s every 5s times 3 search users from=0-9
+at +0s churn exponential mean=60s downtime=10s for 10m
+at +0s churn pareto shape=1.5 scale=30s for 1m
+at +0s churn rate=10% per=1m for 10m
+at +0s check findable sample=20
+at +0s create users from=random3 limit=2
+expect search.top1_agreement >= 0.9
+expect load.max_over_mean < 4.5
+report
+`;
+
+describe('scenario parser', () => {
+  it('parses every command of the contract and the extensions', () => {
+    const s = parseScenario(ok, 'ok.scenario');
+    expect(s.map((x) => x.kind)).toEqual([
+      'seed',
+      'index',
+      'params',
+      'timing',
+      'dataset',
+      'dataset',
+      'dataset',
+      ...Array(17).fill('at'),
+      'expect',
+      'expect',
+      'report',
+    ]);
+    expect(s[1]).toMatchObject({ line: 4, index: { mode: 'lsh', n: 20, m: 1, seed: 'swarm-1' } });
+    expect(s[3]).toMatchObject({ values: { republish: 30_000, ttl: 120_000, tombstone: 240_000 } });
+    expect(s[4]).toMatchObject({
+      name: 'communities',
+      source: { kind: 'file', path: 'data/c.jsonl' },
+      offset: 10,
+      limit: 300,
+    });
+    expect(s[7]).toMatchObject({
+      relative: false,
+      ms: 0,
+      command: { kind: 'join', count: 200, everyMs: 20 },
+    });
+    expect(s[8]).toMatchObject({
+      relative: true,
+      ms: 5000,
+      command: { kind: 'create', dataset: 'communities' },
+    });
+    expect(s[9]).toMatchObject({
+      command: { kind: 'search', exact: true, k: 3, label: 'first', concurrency: 4 },
+    });
+    expect(s[12]).toMatchObject({
+      command: { kind: 'dissolve', amount: { kind: 'percent', p: 0.1 } },
+    });
+    expect(s[14]).toMatchObject({
+      command: { kind: 'kill', amount: { kind: 'count', n: 5 }, which: 'holders' },
+    });
+    expect(s[17]).toMatchObject({ command: { kind: 'wait', ms: 1500 } });
+    expect(s[18]).toMatchObject({
+      ms: 10_000,
+      repeat: { everyMs: 5000, times: 3 },
+      command: { from: { kind: 'range', from: 0, to: 9 } },
+    });
+    expect(s[19]).toMatchObject({
+      command: {
+        kind: 'churn',
+        model: { kind: 'exponential', meanMs: 60_000, downtimeMs: 10_000 },
+        forMs: 600_000,
+      },
+    });
+    expect(s[21]).toMatchObject({
+      command: { kind: 'churn', model: { kind: 'rate', fraction: 0.1, perMs: 60_000 } },
+    });
+    expect(s[23]).toMatchObject({
+      command: { kind: 'create', from: { kind: 'random', count: 3 }, limit: 2 },
+    });
+    expect(s[24]).toMatchObject({
+      kind: 'expect',
+      metric: 'search.top1_agreement',
+      op: '>=',
+      value: 0.9,
+    });
+  });
+
+  it.each([
+    ['sede 7', 1, 'unknown statement "sede"'],
+    ['index lsh n=20 m=1', 1, 'index lsh needs n=, m= and seed='],
+    ['index lsh n=20 m=1 seed=x colour=red', 1, 'unknown option "colour"'],
+    ['at 5 join 3', 1, 'time must be a duration'],
+    ['at 0s join', 1, 'expected the number of nodes'],
+    ['at 0s create communities', 1, 'unknown dataset "communities"'],
+    ['dataset c x.jsonl\nat 0s search c exact k=zero', 2, 'k= must be a whole number'],
+    ['dataset c x.jsonl\nat 0s dissolve c 120%', 2, 'cannot exceed 100%'],
+    ['at 0s kill 10% which=nice', 1, 'which= must be random or holders'],
+    ['at 0s churn weibull k=2 for 1m', 1, 'unknown churn model "weibull"'],
+    ['at 0s churn exponential mean=1m', 1, 'expected "for <duration>"'],
+    ['at 0s every 1s join 2', 1, 'expected "times <n>"'],
+    ['expect search.top1_agreement ~ 0.9', 1, 'operator must be one of'],
+    ['expect x >= lots', 1, 'the expected value must be a number'],
+    ['report now', 1, 'unexpected "now"'],
+    ['dataset c synthetic count=5', 1, 'dataset synthetic needs count= and size='],
+    ['seed 1\n\n# fine\nat 0s join 2 every 1s extra', 4, 'unexpected "extra"'],
+  ])('rejects %j at line %i', (text, line, message) => {
+    let err: unknown;
+    try {
+      parseScenario(text, 'bad.scenario');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ScenarioError);
+    expect((err as Error).message).toContain(`bad.scenario:${line}: `);
+    expect((err as Error).message).toContain(message);
+  });
+});
