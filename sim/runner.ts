@@ -571,6 +571,7 @@ class Run {
     m['index.entries'] = total;
     m['index.keys'] = loads.reduce((s, l) => s + l.keys, 0);
     m['index.bytes'] = loads.reduce((s, l) => s + l.bytes, 0);
+    m['index.bytes_max_node'] = Math.max(0, ...loads.map((l) => l.bytes));
     m['load.loaded_nodes'] = entries.filter((e) => e > 0).length;
     m['load.mean'] = live.length === 0 ? 0 : total / live.length;
     m['load.max_over_mean'] = total === 0 ? 0 : Math.max(...entries) / (total / live.length);

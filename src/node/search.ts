@@ -57,8 +57,9 @@ export async function searchCommunities(
   const ranked = await rankReturned(ctx, blobs, profile);
   const out: CommunityResult[] = [];
   // Contacts are fetched for the best candidates only, a batch at a time, skipping dissolved ones.
-  for (let i = 0; i < ranked.length && out.length < k; i += k) {
+  for (let i = 0; i < ranked.length && out.length < k; ) {
     const batch = ranked.slice(i, i + k - out.length);
+    i += batch.length;
     const entries = await Promise.all(
       batch.map((r) => lookupCommunity(ctx, r.record.id).catch(() => null)),
     );

@@ -83,7 +83,19 @@ expect no.such.metric > 0
 `,
     );
     const out = join(dir, 'out-failing');
-    expect(await runSimulation(file, { out, progress: false })).toBe(1);
+    const printed: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      printed.push(String(chunk));
+      return true;
+    });
+    try {
+      expect(await runSimulation(file, { out, progress: false })).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(printed.join('')).toContain(
+      'failing.scenario:7: expect communities.created > 3 (actual 3)',
+    );
     const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
     expect(report.expects.map((e: { pass: boolean }) => e.pass)).toEqual([true, false, false]);
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('FAIL');
