@@ -3,12 +3,12 @@
  * self-contained HTML page (the same tables plus charts drawn server-side as SVG by
  * vega-lite → vega, so the page needs no script, font or network).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vega from 'vega';
 import type { TopLevelSpec } from 'vega-lite';
 import * as vl from 'vega-lite';
+import { writeFileAtomic } from '../src/cli/io.ts';
 import type { SimReport } from './report-types.ts';
 
 /** Writes `report.json`, `report.md` and `report.html` into `outDir` (created if needed). */
@@ -29,23 +29,11 @@ export async function writeReports(
     html: join(outDir, 'report.html'),
   };
   await Promise.all([
-    writeAtomic(paths.json, texts.json),
-    writeAtomic(paths.md, texts.md),
-    writeAtomic(paths.html, texts.html),
+    writeFileAtomic(paths.json, texts.json),
+    writeFileAtomic(paths.md, texts.md),
+    writeFileAtomic(paths.html, texts.html),
   ]);
   return paths;
-}
-
-/** A temporary file in the same directory, then a rename: readers never see half a report. */
-async function writeAtomic(path: string, text: string): Promise<void> {
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    await writeFile(tmp, text, { flag: 'wx' });
-    await rename(tmp, path);
-  } catch (err) {
-    await unlink(tmp).catch(() => {});
-    throw err;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import cliProgress from 'cli-progress';
 import pLimit from 'p-limit';
 import type { SwarmParams } from '../src/index/swarm.ts';
 import type { IndexParams } from '../src/keys/params.ts';
+import type { ProtocolTraffic } from '../src/net/wire-meter.ts';
 import type { Limits, Timing } from '../src/node/config.ts';
 import { DEFAULT_TIMING } from '../src/node/config.ts';
 import type { Profile } from '../src/profile/profile.ts';
@@ -311,11 +312,7 @@ class Run {
       bar.increment();
     }
     bar.stop();
-    const after = swarm.meter.total();
-    for (const s of stats) {
-      s.sends += after.sends - before.sends;
-      s.bytes += after.bytes - before.bytes;
-    }
+    chargeTraffic(stats, before, swarm.meter.total());
     return `${entries.length} created`;
   }
 
@@ -364,11 +361,7 @@ class Run {
       ),
     );
     bar.stop();
-    const after = swarm.meter.total();
-    for (const s of stats) {
-      s.sends += after.sends - before.sends;
-      s.bytes += after.bytes - before.bytes;
-    }
+    chargeTraffic(stats, before, swarm.meter.total());
     return `${entries.length} searches${c.exact ? `, ${unresolved} unresolved` : ''}`;
   }
 
@@ -665,6 +658,14 @@ class Run {
 
   #log(line: string): void {
     if (this.#opts.progress) process.stderr.write(`${line}\n`);
+  }
+}
+
+/** Charges the wire traffic of a command (all protocols, all nodes) to its operations. */
+function chargeTraffic(stats: OpStats[], before: ProtocolTraffic, after: ProtocolTraffic): void {
+  for (const s of stats) {
+    s.sends += after.sends - before.sends;
+    s.bytes += after.bytes - before.bytes;
   }
 }
 

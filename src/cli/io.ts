@@ -57,21 +57,30 @@ export async function readJsonValues(path: string): Promise<{ where: string; val
   }
 }
 
-/**
- * Writes the output to a file atomically (temporary file, then rename: a failure never leaves a
- * half-written file behind), or to stdout when no path is given.
- */
-export async function writeOutput(path: string | undefined, text: string): Promise<void> {
-  if (path === undefined || path === '-') {
-    process.stdout.write(text);
-    return;
-  }
+/** Writes a file through a temporary file and a rename: nobody ever sees half of it. */
+export async function writeFileAtomic(path: string, text: string): Promise<void> {
   const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     await writeFile(tmp, text, { flag: 'wx' });
     await rename(tmp, path);
   } catch (err) {
     await unlink(tmp).catch(() => {});
+    throw err;
+  }
+}
+
+/**
+ * Writes the output to a file atomically (a failure never leaves a half-written file behind),
+ * or to stdout when no path is given.
+ */
+export async function writeOutput(path: string | undefined, text: string): Promise<void> {
+  if (path === undefined || path === '-') {
+    process.stdout.write(text);
+    return;
+  }
+  try {
+    await writeFileAtomic(path, text);
+  } catch (err) {
     throw new UsageError(
       `${path}: cannot write (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
     );

@@ -1,9 +1,7 @@
-import type { Metrics, PrivateKey } from '@libp2p/interface';
-import type { KadDHTInit } from '@libp2p/kad-dht';
-import type { Datastore } from 'interface-datastore';
 import type { SwarmParams } from '../index/swarm.ts';
 import { ParamsError } from '../keys/params.ts';
 import type { LookupStats } from '../net/closest.ts';
+import type { HostOptions } from '../net/libp2p.ts';
 
 export interface Timing {
   /** Bound on one request/response exchange, dial included (ms). */
@@ -61,29 +59,18 @@ export const DEFAULT_LIMITS: Limits = {
   maxInboundStreams: 256,
 };
 
-export interface NodeOptions {
+/** A node: its host (transport, listen addresses, identity, …) and what the swarm shares. */
+export interface NodeOptions extends HostOptions {
   /** Parameters shared by the whole swarm. */
   swarm?: Partial<SwarmParams>;
-  /** `tcp` for real use, `memory` for nodes in one process. */
-  transport: 'tcp' | 'memory';
-  listen: string[];
   /** Multiaddrs (with /p2p/…) of peers already in the swarm. */
   bootstrap?: string[];
-  privateKey?: PrivateKey;
-  datastore?: Datastore;
-  encryption?: 'noise' | 'plaintext';
-  dht?: Partial<KadDHTInit>;
-  maxConnections?: number;
-  /** libp2p's Metrics component (e.g. a WireMeter's). */
-  metrics?: (components: unknown) => Metrics;
-  /** Tune the host for many nodes in one process (see HostOptions.simulation). */
-  simulation?: boolean;
-  /** Receives the cost of every DHT lookup this node makes. */
-  onLookup?: (dht: 'profiles' | 'addresses', s: LookupStats) => void;
   timing?: Partial<Timing>;
   limits?: Partial<Limits>;
   /** The clock, in ms (tests move it). */
   now?: () => number;
+  /** Receives the cost of every DHT lookup this node makes. */
+  onLookup?: (dht: 'profiles' | 'addresses', s: LookupStats) => void;
 }
 
 /** Fills in defaults and checks values; throws ParamsError naming the field. */

@@ -72,6 +72,7 @@ export async function createCommunity(
     profile,
     contacts,
     keys: keys.map(hex),
+    holders: report.holders,
     descriptor,
     contactsRecord,
   });

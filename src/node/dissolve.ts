@@ -19,7 +19,7 @@ export async function dissolveCommunity(
   if (cur.dissolved !== undefined) return { id, dissolved: true };
   const version = cur.version + 1;
   const tombstone = await signRecord(ctx.key, { kind: 'tombstone', id, nonce: cur.nonce, version });
-  const reached = await sendTombstone(ctx, id, cur.keys, tombstone);
+  const reached = await sendTombstone(ctx, id, cur.keys, tombstone, cur.holders);
   if (reached === 0) throw new NetworkError('no peer took the tombstone');
   await ctx.owned.put({
     ...cur,
@@ -29,18 +29,22 @@ export async function dissolveCommunity(
   return { id, dissolved: true };
 }
 
-/** Sends a tombstone under every ProfilesDHT key and the AddressesDHT key; returns the keys reached. */
+/**
+ * Sends a tombstone under every ProfilesDHT key (to its closest peers and its known holders) and
+ * the AddressesDHT key; returns the keys reached.
+ */
 export async function sendTombstone(
   ctx: NodeContext,
   id: string,
   keys: string[],
   tombstone: SignedBlob,
+  holders: Record<string, string[]> = {},
 ): Promise<number> {
   const [profiles, addresses] = await Promise.all([
     removeUnderKeys(
       ctx,
       'profiles',
-      keys.map((k) => ({ key: Buffer.from(k, 'hex'), rec: tombstone })),
+      keys.map((k) => ({ key: Buffer.from(k, 'hex'), rec: tombstone, holders: holders[k] ?? [] })),
     ),
     removeUnderKeys(ctx, 'addresses', [{ key: communityAddressKey(id), rec: tombstone }]),
   ]);

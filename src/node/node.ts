@@ -173,17 +173,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       opts.privateKey ?? (await storage?.identity()) ?? (await generateKeyPair('Ed25519'));
     const owned = (await storage?.ownedStore()) ?? new MemoryOwnedStore();
     const datastore = storage?.datastore ?? opts.datastore;
-    const libp2p = await createHost({
-      transport: opts.transport,
-      listen: opts.listen,
-      privateKey,
-      ...(datastore ? { datastore } : {}),
-      ...(opts.encryption ? { encryption: opts.encryption } : {}),
-      ...(opts.dht ? { dht: opts.dht } : {}),
-      ...(opts.maxConnections ? { maxConnections: opts.maxConnections } : {}),
-      ...(opts.metrics ? { metrics: opts.metrics } : {}),
-      ...(opts.simulation ? { simulation: true } : {}),
-    });
+    const libp2p = await createHost({ ...opts, privateKey, ...(datastore ? { datastore } : {}) });
     const node = new CidxNode(libp2p, privateKey, opts, owned, storage);
     if (storage !== undefined) {
       await storage.loadTable(node.table);

@@ -10,6 +10,8 @@ export interface OwnedCommunity {
   contacts: string[];
   /** The ProfilesDHT keys the current descriptor is stored under (hex). */
   keys: string[];
+  /** Per key (hex), the peers known to hold a copy: updates and removals go to them too. */
+  holders?: Record<string, string[]>;
   descriptor: SignedBlob;
   contactsRecord: SignedBlob;
   /** Set once dissolved: the tombstone is republished until `until`. */

@@ -1,6 +1,6 @@
 import type { NodeContext } from './context.ts';
 import { sendTombstone } from './dissolve.ts';
-import { putContacts, storeUnderKeys } from './store.ts';
+import { mergeHolders, putContacts, storeUnderKeys } from './store.ts';
 
 export interface RepublishReport {
   communities: number;
@@ -22,7 +22,7 @@ export async function republishOwned(ctx: NodeContext): Promise<RepublishReport>
         await ctx.owned.delete(c.id);
         continue;
       }
-      await sendTombstone(ctx, c.id, c.keys, c.dissolved.tombstone);
+      await sendTombstone(ctx, c.id, c.keys, c.dissolved.tombstone, c.holders);
       report.tombstones++;
       continue;
     }
@@ -30,6 +30,10 @@ export async function republishOwned(ctx: NodeContext): Promise<RepublishReport>
     // s = 0: a republish needs no similar descriptors back.
     const r = await storeUnderKeys(ctx, keys, 'store', c.descriptor, 0);
     await putContacts(ctx, c.id, c.contactsRecord, c.descriptor);
+    // The refreshed replicas join the known holders; earlier holders stay known (until their
+    // copies expire, a later removal must reach them), but are not contacted here: a republish
+    // must not wait on peers that may be gone.
+    await ctx.owned.put({ ...c, holders: mergeHolders(c.holders ?? {}, r.holders) });
     report.communities++;
     report.failedKeys += r.failedKeys;
   }

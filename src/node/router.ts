@@ -1,4 +1,5 @@
 import type { PeerId } from '@libp2p/interface';
+import { peerIdFromString } from '@libp2p/peer-id';
 import { multiaddr } from '@multiformats/multiaddr';
 import { type IndexClient, RemoteError } from '../net/client.ts';
 import { closestPeers, type LookupStats } from '../net/closest.ts';
@@ -139,6 +140,22 @@ export class Router {
       );
     }
     return answers;
+  }
+
+  /**
+   * Sends the request to the listed peers (ids) that are not among `already`, in parallel;
+   * returns the answers of those that answered. Failures are skipped.
+   */
+  async sendToOthers(peers: string[], already: Answer[], req: Request): Promise<Answer[]> {
+    const asked = new Set(already.map((a) => a.peer.toString()));
+    const others = peers.filter((p) => !asked.has(p) && !this.#foreign.has(p));
+    const results = await Promise.allSettled(
+      others.map(async (p) => {
+        const peer = peerIdFromString(p);
+        return { peer, res: await this.send(peer, req) };
+      }),
+    );
+    return results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   }
 
   /** One request to the peer a contact address names, dialled at that address. */

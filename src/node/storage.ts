@@ -225,6 +225,7 @@ function encodeOwned(c: OwnedCommunity): Uint8Array {
     k: c.keys,
     d: toBlob(c.descriptor),
     c: toBlob(c.contactsRecord),
+    h: c.holders ?? {},
   };
   if (c.dissolved) body.x = { t: toBlob(c.dissolved.tombstone), u: c.dissolved.until };
   return encode(body);
@@ -241,6 +242,7 @@ function decodeOwned(bytes: Uint8Array, limits: ParseOptions): OwnedCommunity {
     d: Blob;
     c: Blob;
     x?: { t: Blob; u: number };
+    h?: Record<string, string[]>;
   };
   const c: OwnedCommunity = {
     id: v.id,
@@ -253,5 +255,6 @@ function decodeOwned(bytes: Uint8Array, limits: ParseOptions): OwnedCommunity {
     contactsRecord: fromBlob(v.c),
   };
   if (v.x) c.dissolved = { tombstone: fromBlob(v.x.t), until: v.x.u };
+  if (v.h) c.holders = v.h;
   return c;
 }

@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { hex } from '../index/index-table.ts';
 import type { SignedBlob } from '../index/records.ts';
 import { communityAddressKey } from '../keys/rehash.ts';
 import { blobToWire, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
@@ -7,6 +8,8 @@ import type { NodeContext } from './context.ts';
 export interface StoreReport {
   /** Descriptors the storing nodes returned as similar (algorithm 4.13's selection). */
   similar: WireSigned[];
+  /** Per key (hex), the peers that hold the descriptor now: removals must reach them all. */
+  holders: Record<string, string[]>;
   /** Keys where at least one replica stored or refreshed the descriptor. */
   storedKeys: number;
   /** Keys where no replica did (unreachable, or refused: stale, conflict, dissolved). */
@@ -15,32 +18,53 @@ export interface StoreReport {
 
 const ACCEPTED = new Set(['stored', 'refreshed']);
 
-/** Stores (or updates) a descriptor under each key on its `replicas` closest peers. */
+/** Most holders remembered per key: the current replicas and a few that held it before. */
+const MAX_HOLDERS = 8;
+
+/** Known holders per key: the newest first, at most MAX_HOLDERS. */
+export function mergeHolders(
+  older: Record<string, string[]>,
+  newer: Record<string, string[]>,
+): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const k of new Set([...Object.keys(newer), ...Object.keys(older)])) {
+    out[k] = [...new Set([...(newer[k] ?? []), ...(older[k] ?? [])])].slice(0, MAX_HOLDERS);
+  }
+  return out;
+}
+
+/**
+ * Stores (or updates) a descriptor under each key on its `replicas` closest peers, and on the
+ * peers that held an earlier version (`previous`, per key hex) if they are not among those: a
+ * lookup may find a slightly different closest set each time, and a holder left out would
+ * keep serving the old version.
+ */
 export async function storeUnderKeys(
   ctx: NodeContext,
   keys: Uint8Array[],
   type: 'store' | 'update',
   descriptor: SignedBlob,
   s: number,
+  previous: Record<string, string[]> = {},
 ): Promise<StoreReport> {
   const rec = blobToWire(descriptor);
   const limit = pLimit(ctx.limits.concurrency);
-  const report: StoreReport = { similar: [], storedKeys: 0, failedKeys: 0 };
+  const report: StoreReport = { similar: [], holders: {}, storedKeys: 0, failedKeys: 0 };
   await Promise.all(
     keys.map((key) =>
       limit(async () => {
+        const k = hex(key);
+        const req = { v: WIRE_VERSION, swarm: ctx.swarm.digest, t: type, key, rec, s } as const;
         try {
-          const answers = await ctx.router.ask(
-            'profiles',
-            key,
-            { v: WIRE_VERSION, swarm: ctx.swarm.digest, t: type, key, rec, s },
-            ctx.swarm.params.replicas,
-          );
+          const answers = await ctx.router.ask('profiles', key, req, ctx.swarm.params.replicas);
+          answers.push(...(await ctx.router.sendToOthers(previous[k] ?? [], answers, req)));
           const accepted = answers.filter((a) => ACCEPTED.has(a.res.outcome ?? ''));
           for (const a of accepted) report.similar.push(...(a.res.recs ?? []));
+          report.holders[k] = accepted.map((a) => a.peer.toString()).slice(0, MAX_HOLDERS);
           if (accepted.length > 0) report.storedKeys++;
           else report.failedKeys++;
         } catch {
+          report.holders[k] = previous[k] ?? [];
           report.failedKeys++;
         }
       }),
@@ -49,24 +73,29 @@ export async function storeUnderKeys(
   return report;
 }
 
-/** Sends a signed removal or tombstone to the replicas of each key; returns how many took it. */
+/**
+ * Sends a signed removal or tombstone to the replicas of each key, and to the peers known to
+ * hold it (`holders`); returns how many keys at least one peer took it for.
+ */
 export async function removeUnderKeys(
   ctx: NodeContext,
   dht: 'profiles' | 'addresses',
-  items: { key: Uint8Array; rec: SignedBlob }[],
+  items: { key: Uint8Array; rec: SignedBlob; holders?: string[] }[],
 ): Promise<number> {
   const limit = pLimit(ctx.limits.concurrency);
   let done = 0;
   await Promise.all(
-    items.map(({ key, rec }) =>
+    items.map(({ key, rec, holders }) =>
       limit(async () => {
+        const req = {
+          v: WIRE_VERSION,
+          swarm: ctx.swarm.digest,
+          t: 'remove',
+          rec: blobToWire(rec),
+        } as const;
         try {
-          await ctx.router.ask(
-            dht,
-            key,
-            { v: WIRE_VERSION, swarm: ctx.swarm.digest, t: 'remove', rec: blobToWire(rec) },
-            ctx.swarm.params.replicas,
-          );
+          const answers = await ctx.router.ask(dht, key, req, ctx.swarm.params.replicas);
+          await ctx.router.sendToOthers(holders ?? [], answers, req);
           done++;
         } catch {
           // counted as not done; the owner's republish retries

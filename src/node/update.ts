@@ -45,16 +45,18 @@ export async function updateCommunity(
   const removals = await Promise.all(
     oldOnly.map(async (k) => {
       const key = Buffer.from(k, 'hex');
-      return { key, rec: await signRecord(ctx.key, { kind: 'removal', id, nonce, version, key }) };
+      const rec = await signRecord(ctx.key, { kind: 'removal', id, nonce, version, key });
+      return { key, rec, holders: cur.holders?.[k] ?? [] };
     }),
   );
   const [updated, stored] = await Promise.all([
-    storeUnderKeys(ctx, kept, 'update', descriptor, ctx.swarm.params.s),
+    storeUnderKeys(ctx, kept, 'update', descriptor, ctx.swarm.params.s, cur.holders),
     storeUnderKeys(ctx, added, 'store', descriptor, ctx.swarm.params.s),
   ]);
   await removeUnderKeys(ctx, 'profiles', removals);
   const report = {
     similar: [...updated.similar, ...stored.similar],
+    holders: { ...updated.holders, ...stored.holders },
     storedKeys: updated.storedKeys + stored.storedKeys,
     failedKeys: updated.failedKeys + stored.failedKeys,
   };
@@ -70,6 +72,7 @@ export async function updateCommunity(
     profile,
     contacts,
     keys: newHex,
+    holders: report.holders,
     descriptor,
     contactsRecord,
   });

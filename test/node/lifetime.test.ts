@@ -85,3 +85,46 @@ describe('notifications', () => {
     expect((nodes[0] as CidxNode).notifications()).toHaveLength(1);
   });
 });
+
+describe('removals reach every holder', () => {
+  it('an update takes the old descriptor off a holder that the current lookup does not name', async () => {
+    nodes = await startSwarm(6);
+    const owner = nodes[0] as CidxNode;
+    const [p, q] = variedProfiles(2, 20, 91, 2); // two topics: q shares few keys with p
+    const { id } = await owner.create(p);
+    const own = owner.owned(id) as OwnedCommunity;
+    const key = own.keys[0] as string;
+    // A peer outside the key's replicas holds a copy too (as after a change of the closest set):
+    // plant the owner's genuine record there and tell the owner, as a past store would have.
+    const outsider = nodes.find(
+      (n) => n !== owner && ![...n.table.descriptors(key, Date.now())].some((d) => d.id === id),
+    ) as CidxNode;
+    const client = new IndexClient(
+      owner.libp2p,
+      { timeoutMs: 5000, maxFrameBytes: 1 << 20 },
+      new Meter(),
+    );
+    const res = await client.request(outsider.peerId, {
+      v: WIRE_VERSION,
+      swarm: owner.swarm.digest,
+      t: 'store',
+      key: Buffer.from(key, 'hex'),
+      rec: blobToWire(own.descriptor),
+      s: 0,
+    });
+    expect(res.outcome).toBe('stored');
+    (own.holders as Record<string, string[]>)[key]?.push(outsider.peerId.toString());
+    await owner.update(id, q);
+    const stillThere = nodes.filter((n) =>
+      [...n.table.descriptors(key, Date.now())].some((d) => d.id === id),
+    );
+    const newKeys = new Set((owner.owned(id) as OwnedCommunity).keys);
+    if (!newKeys.has(key)) expect(stillThere).toEqual([]);
+    else
+      expect(
+        stillThere.every(
+          (n) => [...n.table.descriptors(key, Date.now())].find((d) => d.id === id)?.version === 2,
+        ),
+      ).toBe(true);
+  });
+});
