@@ -39,7 +39,7 @@ export const DEFAULT_FIELD_WEIGHTS: FieldWeights = Object.freeze({
  * Builds a user's profile from the user's documents as the thesis did (§5.2): each document's
  * terms (stop-worded, Porter-stemmed) weigh by their most important field; a term's weight is its
  * mean weight over all the user's documents (0 where absent, so frequent terms rank above a
- * single keyword); the top N terms form the vector. The matrix adds, for terms a, b co-occurring
+ * single keyword); the top N terms form the vector, equal weights ranked by occurrences. The matrix adds, for terms a, b co-occurring
  * in N_ab documents, Rel(a,b) = N_ab · avg(W_a, W_b) / max(N_a, N_b), N_x counting the documents
  * that hold x. Values are rounded to 6 significant digits to keep profiles compact on the wire.
  */
@@ -55,7 +55,8 @@ export function buildProfile(docs: readonly UserDocument[], opts: BuildOptions =
   }
   if (docs.length === 0) throw new ProfileError('documents', 'at least one document is needed');
 
-  const perDoc: Map<string, number>[] = docs.map((d) => documentTerms(d, fw, stop));
+  const occurrences = new Map<string, number>();
+  const perDoc: Map<string, number>[] = docs.map((d) => documentTerms(d, fw, stop, occurrences));
   const sum = new Map<string, number>();
   const df = new Map<string, number>();
   for (const terms of perDoc) {
@@ -68,7 +69,14 @@ export function buildProfile(docs: readonly UserDocument[], opts: BuildOptions =
 
   const ranked = [...sum.entries()]
     .map(([t, s]) => [t, s / docs.length] as const)
-    .sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
+    // Equal weights are common (one document: every body term weighs the same), so ties go to
+    // the term used more often, and only then to the alphabet.
+    .sort(
+      (x, y) =>
+        y[1] - x[1] ||
+        (occurrences.get(y[0]) as number) - (occurrences.get(x[0]) as number) ||
+        (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0),
+    )
     .slice(0, top);
   const weights = new Map(ranked.map(([t, w]) => [t, round6(w)]));
   const index = new Map(ranked.map(([t], i) => [t, i]));
@@ -109,11 +117,13 @@ function documentTerms(
   d: UserDocument,
   fw: FieldWeights,
   stop: ReadonlySet<string>,
+  occurrences: Map<string, number>,
 ): Map<string, number> {
   const terms = new Map<string, number>();
   const add = (text: string, w: number) => {
     for (const t of analyze(text, stop)) {
       if (Buffer.byteLength(t, 'utf8') > MAX_ATTRIBUTE_BYTES) continue;
+      occurrences.set(t, (occurrences.get(t) ?? 0) + 1);
       if ((terms.get(t) ?? 0) < w) terms.set(t, w);
     }
   };

@@ -39,8 +39,16 @@ describe('buildProfile (thesis §5.2)', () => {
       lung: 1,
       surgeri: 1,
     });
-    // Ordered by weight, ties by term.
-    expect([...vector.attributes()]).toEqual(['heart', 'valv', 'cardiolog', 'lung', 'surgeri']);
+    // Ordered by weight, ties by occurrences (heart 3 × before valv 2 ×; surgeri 2 × before
+    // lung 1 ×), then by term.
+    expect([...vector.attributes()]).toEqual(['heart', 'valv', 'cardiolog', 'surgeri', 'lung']);
+  });
+
+  it('keeps the most used terms when one document makes every weight equal', () => {
+    const { vector } = buildProfile([{ text: 'zebra apple zebra mango zebra apple' }], { top: 2 });
+    expect([...vector.attributes()]).toEqual(['zebra', 'appl']);
+    const tied = buildProfile([{ text: 'mango apple' }], { top: 1 });
+    expect([...tied.vector.attributes()]).toEqual(['appl']);
   });
 
   it('relates co-occurring terms: Rel(a,b) = N_ab · avg(W_a, W_b) / max(N_a, N_b)', () => {
