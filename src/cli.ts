@@ -8,5 +8,10 @@ if (major < 22) {
   );
   process.exit(2);
 }
+// `cidx … | head` closes the pipe early: that ends the output, it is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
 const { main } = await import('./cli/program.ts');
 process.exitCode = await main(process.argv);

@@ -19,6 +19,20 @@ export {
 } from './keys/params.ts';
 export { attributeKey, bandKey } from './keys/rehash.ts';
 export {
+  collisionProbability,
+  DEFAULT_BAND_COST,
+  evaluateLsh,
+  falseNegativeArea,
+  falsePositiveArea,
+  integrate,
+  type ResolvedTuneOptions,
+  resolveTuneOptions,
+  type TuneCandidate,
+  type TuneOptions,
+  type TuneResult,
+  tuneLsh,
+} from './keys/tune.ts';
+export {
   DEFAULT_LIMITS,
   DEFAULT_TIMING,
   type Limits,
