@@ -284,32 +284,38 @@ class Run {
     const stats = this.#stats(c.label).map((s) => s.create);
     const bar = this.#bar(text, entries.length);
     const before = swarm.meter.total();
-    let i = 0;
-    for (const e of entries) {
-      let owner = owners[i++ % owners.length] as Slot;
-      if (!owner.alive) owner = this.#rng.sample(swarm.alive(), 1)[0] as Slot;
-      const t = Date.now();
-      try {
-        const res = await owner.node.create(e.profile);
-        this.communities.set(res.id, {
-          id: res.id,
-          dataset: c.dataset,
-          owner,
-          profile: e.profile,
-          dissolved: false,
-        });
-        const list = this.byDataset.get(c.dataset) ?? [];
-        list.push(res.id);
-        this.byDataset.set(c.dataset, list);
-        this.truth.set(res.id, e.profile);
-        for (const s of stats) {
-          s.count++;
-          s.latencies.push(Date.now() - t);
-        }
-      } catch {
-        for (const s of stats) s.failed++;
-      }
-      bar.increment();
+    // Owners are assigned in data-set order and ids recorded in that order, whatever the
+    // concurrency, so later commands (update, dissolve) see the same communities.
+    const limit = pLimit(c.concurrency);
+    const created = await Promise.all(
+      entries.map((e, i) =>
+        limit(async () => {
+          let owner = owners[i % owners.length] as Slot;
+          if (!owner.alive) owner = this.#rng.sample(swarm.alive(), 1)[0] as Slot;
+          const t = Date.now();
+          try {
+            const res = await owner.node.create(e.profile);
+            for (const s of stats) {
+              s.count++;
+              s.latencies.push(Date.now() - t);
+            }
+            return { id: res.id, owner, profile: e.profile };
+          } catch {
+            for (const s of stats) s.failed++;
+            return null;
+          } finally {
+            bar.increment();
+          }
+        }),
+      ),
+    );
+    for (const r of created) {
+      if (r === null) continue;
+      this.communities.set(r.id, { ...r, dataset: c.dataset, dissolved: false });
+      const list = this.byDataset.get(c.dataset) ?? [];
+      list.push(r.id);
+      this.byDataset.set(c.dataset, list);
+      this.truth.set(r.id, r.profile);
     }
     bar.stop();
     chargeTraffic(stats, before, swarm.meter.total());

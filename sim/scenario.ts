@@ -13,7 +13,7 @@
  *   expect <metric> <op> <number>                           op: < <= == >= >
  *   report
  *
- * Commands: join <n> [every <d>] | create <dataset> [from= limit= label=] |
+ * Commands: join <n> [every <d>] | create <dataset> [from= limit= label= concurrency=] |
  * search <dataset> [exact] [k= from= limit= label= concurrency=] |
  * update <dataset> <path.jsonl | perturb keep=..> | dissolve <dataset> <p>% |
  * kill <n | p%> [which=random|holders] | leave <n | p%> | wait republish | wait <d> |
@@ -56,7 +56,14 @@ export type ChurnModel =
 
 export type Command =
   | { kind: 'join'; count: number; everyMs: number }
-  | { kind: 'create'; dataset: string; from: Selector; limit?: number; label?: string }
+  | {
+      kind: 'create';
+      dataset: string;
+      from: Selector;
+      limit?: number;
+      label?: string;
+      concurrency: number;
+    }
   | {
       kind: 'search';
       dataset: string;
@@ -277,13 +284,19 @@ function parseCommand(p: LineParser, datasets: Set<string>): Command {
     }
     case 'create': {
       const d = dataset();
-      const kv = p.options({ from: 'selector', limit: 'int', label: 'string' });
+      const kv = p.options({
+        from: 'selector',
+        limit: 'int',
+        label: 'string',
+        concurrency: 'int',
+      });
       return {
         kind: 'create',
         dataset: d,
         from: (kv.from as Selector) ?? { kind: 'all' },
         ...(kv.limit !== undefined ? { limit: kv.limit as number } : {}),
         ...(kv.label !== undefined ? { label: kv.label as string } : {}),
+        concurrency: (kv.concurrency as number) ?? 1,
       };
     }
     case 'search': {

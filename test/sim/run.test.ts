@@ -23,8 +23,9 @@ params k=5 l=3 replicas=3
 dataset communities synthetic count=15 size=30 topics=5
 dataset users perturb communities count=15 keep=0.7 noise=0.1
 at 0s join 15
-at +0s create communities
+at +0s create communities concurrency=4
 at +0s search users exact
+expect communities.created == 15
 expect search.top1_agreement >= 0.9
 expect search.unresolved == 0
 expect search.precision > 0.5

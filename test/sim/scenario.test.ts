@@ -11,7 +11,7 @@ dataset communities data/c.jsonl offset=10 limit=300
 dataset users synthetic count=20 size=30 topics=3 matrix=yes
 dataset lookalikes perturb communities count=50 keep=0.7 noise=0.1
 at 0s join 200 every 20ms
-at +5s create communities
+at +5s create communities concurrency=3
 at +0s search users exact k=3 label=first concurrency=4
 at +0s update communities new.jsonl
 at +0s update communities perturb keep=0.9
@@ -64,7 +64,7 @@ describe('scenario parser', () => {
     expect(s[8]).toMatchObject({
       relative: true,
       ms: 5000,
-      command: { kind: 'create', dataset: 'communities' },
+      command: { kind: 'create', dataset: 'communities', concurrency: 3 },
     });
     expect(s[9]).toMatchObject({
       command: { kind: 'search', exact: true, k: 3, label: 'first', concurrency: 4 },
