@@ -514,7 +514,7 @@ function protocolChart(
 }
 
 /** vega-lite → vega → SVG, headless (vega escapes the text it writes). */
-async function renderSvg(spec: TopLevelSpec): Promise<string> {
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: 'none' });
   try {
     return await view.toSVG();

@@ -13,11 +13,13 @@ export function selectSimilar(
   profile: Profile,
   k: number,
   excludeId?: string,
+  // A caller ranking the same records against the same profile many times may pass a cached score.
+  score: (record: DescriptorRecord) => number = (record) => similarity(profile, record.profile),
 ): RankedDescriptor[] {
   const ranked: RankedDescriptor[] = [];
   for (const record of candidates) {
     if (record.id === excludeId) continue;
-    const s = similarity(profile, record.profile);
+    const s = score(record);
     if (s > 0) ranked.push({ record, similarity: s });
   }
   ranked.sort(compareRanked);

@@ -1,0 +1,166 @@
+/**
+ * npm run eval:swarm — thesis §5.4.1 / §5.4.2 in the simulator: a swarm of real nodes stores the
+ * 300 community profiles and answers the first Q queries, scored against the exact answer; the
+ * loss-free model (swarm-model.ts) answers the same queries, so the table shows whether the
+ * swarm loses anything the model does not (it should not: same keys, same ranking). One child
+ * process per configuration keeps their memory apart; the wire is metered per protocol.
+ *
+ * Usage: npm run eval:swarm [-- --nodes 100 --queries 100 --kinds v150,v300,m150,interests
+ *          --configs attribute,15x1,15x2,15x3,20x1,20x2,20x3]
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runScenario } from '../../sim/runner.ts';
+import { parseScenario } from '../../sim/scenario.ts';
+import type { IndexParams } from '../../src/keys/params.ts';
+import { DATA_DIR, loadProfiles, pct, table, writeJson, writeSection } from './publish.ts';
+import { runModel, signCommunities, summarise } from './swarm-model.ts';
+
+const { values } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '100' },
+    queries: { type: 'string', default: '100' },
+    kinds: { type: 'string', default: 'v150,m150' },
+    configs: { type: 'string', default: 'attribute,15x1,15x2,15x3,20x1,20x2,20x3' },
+    one: { type: 'string' },
+  },
+});
+const NODES = Number(values.nodes);
+const QUERIES = Number(values.queries);
+const SEED = 'cidx-eval';
+
+function indexOf(config: string): IndexParams {
+  if (config === 'attribute') return { mode: 'attribute' };
+  const [n, m] = config.split('x').map(Number) as [number, number];
+  return { mode: 'lsh', n, m, seed: SEED };
+}
+const indexLine = (i: IndexParams) =>
+  i.mode === 'attribute' ? 'index attribute' : `index lsh n=${i.n} m=${i.m} seed=${i.seed}`;
+const METRICS = [
+  'search.count',
+  'search.failed',
+  'search.top1_agreement',
+  'search.precision',
+  'search.mean_rel_error',
+  'search.unresolved_rate',
+  'bytes.per_search',
+  'messages.per_search',
+  'bytes.per_create',
+  'messages.per_create',
+  'lookup.messages',
+  'lookup.hops',
+  'search.latency_p50_ms',
+  'time.join_ms',
+  'memory.peak_rss_mb',
+];
+
+async function one(spec: string): Promise<void> {
+  const [kind, config] = spec.split('/') as [string, string];
+  const text = `
+seed 541
+${indexLine(indexOf(config))}
+params k=5 l=3 s=5 replicas=3
+timing republish=3h ttl=6h tombstone=12h lookup=60s request=60s
+dataset communities ${join(DATA_DIR, `communities-${kind}.jsonl`)}
+dataset users ${join(DATA_DIR, `queries-${kind}.jsonl`)} limit=${QUERIES}
+at 0s join ${NODES}
+at +0s create communities concurrency=4
+at +0s search users exact concurrency=4
+`;
+  const file = join(mkdtempSync(join(tmpdir(), 'cidx-swarm-')), `${kind}-${config}.scenario`);
+  writeFileSync(file, text);
+  const t0 = Date.now();
+  const report = await runScenario(parseScenario(text, file), { file, progress: false });
+  const metrics = Object.fromEntries(METRICS.map((m) => [m, report.metrics[m] ?? null]));
+  process.stdout.write(`${JSON.stringify({ kind, config, ms: Date.now() - t0, metrics })}\n`);
+}
+
+if (values.one !== undefined) {
+  await one(values.one);
+} else {
+  const kinds = (values.kinds as string).split(',');
+  const configs = (values.configs as string).split(',');
+  const rows: (string | number)[][] = [];
+  const raw: unknown[] = [];
+  const t0 = Date.now();
+  for (const kind of kinds) {
+    const signed = await signCommunities(loadProfiles(`communities-${kind}.jsonl`));
+    const queries = loadProfiles(`queries-${kind}.jsonl`).slice(0, QUERIES);
+    for (const config of configs) {
+      const r = spawnSync(
+        process.execPath,
+        [
+          import.meta.filename,
+          '--one',
+          `${kind}/${config}`,
+          '--nodes',
+          String(NODES),
+          '--queries',
+          String(QUERIES),
+        ],
+        { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      if (r.status !== 0) throw new Error(`${kind}/${config} failed with status ${r.status}`);
+      const res = JSON.parse(r.stdout.trim().split('\n').at(-1) as string) as {
+        ms: number;
+        metrics: Record<string, number | null>;
+      };
+      const model = summarise(runModel(indexOf(config), signed, queries, { k: 5, s: 5 }).scores);
+      raw.push({ kind, config, swarm: res, model });
+      const m = res.metrics;
+      const same =
+        m['search.top1_agreement'] === model.top1 &&
+        Math.abs((m['search.precision'] ?? -1) - model.precision) < 1e-9 &&
+        m['search.unresolved_rate'] === model.unresolved;
+      rows.push([
+        kind,
+        config === 'attribute' ? 'per attribute' : `LSH n=${config.replace('x', ' m=')}`,
+        pct(m['search.top1_agreement'] ?? 0),
+        (m['search.precision'] ?? 0).toFixed(3),
+        (m['search.mean_rel_error'] ?? 0).toFixed(3),
+        pct(m['search.unresolved_rate'] ?? 0),
+        `${pct(model.top1)} ${same ? '(same answers)' : '(differs)'}`,
+        ((m['bytes.per_search'] ?? 0) / 1024).toFixed(1),
+        (m['messages.per_search'] ?? 0).toFixed(0),
+        ((m['bytes.per_create'] ?? 0) / 1024).toFixed(1),
+        (m['messages.per_create'] ?? 0).toFixed(0),
+        (m['lookup.hops'] ?? 0).toFixed(2),
+        `${Math.round((m['memory.peak_rss_mb'] ?? 0) / 102.4) / 10} GiB`,
+        `${(res.ms / 60000).toFixed(1)} min`,
+      ]);
+      process.stderr.write(
+        `[${((Date.now() - t0) / 60000).toFixed(1)} min] ${kind}/${config}: top-1 ${m['search.top1_agreement']} (model ${model.top1})\n`,
+      );
+      writeJson(`swarm-${NODES}`, { nodes: NODES, queries: QUERIES, runs: raw });
+    }
+  }
+  writeSection(
+    `swarm-${NODES}`,
+    `${NODES} nodes, the 300 communities created, the first ${QUERIES} queries searched ` +
+      `(k = 5, s = 5, 3 replicas); every protocol metered on the wire.\n\n` +
+      table(
+        [
+          'profiles',
+          'index',
+          'top-1',
+          'precision',
+          'mean rel. error',
+          'unresolved',
+          'model on the same queries',
+          'KiB / search',
+          'messages / search',
+          'KiB / create',
+          'messages / create',
+          'lookup hops',
+          'peak RSS',
+          'run time',
+        ],
+        rows,
+      ) +
+      `\n\nRegenerate with \`npm run eval:swarm -- --nodes ${NODES} --queries ${QUERIES} ` +
+      `--kinds ${kinds.join(',')} --configs ${configs.join(',')}\` (≈ ${Math.round((Date.now() - t0) / 60000)} min).`,
+  );
+}
