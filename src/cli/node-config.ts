@@ -50,6 +50,9 @@ export const configSchema = z.strictObject({
       inboxCapacity: z.number().int().min(1),
       inboxFilterCells: z.number().int().min(1024),
       maxInboundStreams: z.number().int().min(1),
+      quotaPerOwnerPerKey: z.number().int().min(1),
+      quotaPerOwner: z.number().int().min(1),
+      peerRequestsPerSecond: z.number().int().min(1),
     })
     .partial(),
   rpcMaxBodyBytes: z.number().int().min(1024),

@@ -5,6 +5,19 @@ import type {
   TombstoneRecord,
 } from './records.ts';
 
+/**
+ * What one owner key may hold on this node: a peer can mint keys freely, but each key's share
+ * is bounded, so a single identity cannot fill a node's table or crowd out one key's entries.
+ */
+export interface Quotas {
+  /** Descriptors of one owner under one DHT key. */
+  perOwnerPerKey: number;
+  /** Descriptors of one owner over all keys. */
+  perOwner: number;
+}
+
+export const DEFAULT_QUOTAS: Quotas = { perOwnerPerKey: 64, perOwner: 20_000 };
+
 /** How long records live without being republished. */
 export interface Lifetimes {
   /** Descriptors, contact lists and removal markers (ms). */
@@ -23,7 +36,9 @@ export type Outcome =
   /** The same version with a different payload: the owner signed two contents. */
   | 'conflict'
   /** A tombstone says the community was dissolved. */
-  | 'dissolved';
+  | 'dissolved'
+  /** The owner already holds as many descriptors here as the quota allows. */
+  | 'quota';
 
 type KeyEntry =
   | { kind: 'descriptor'; record: DescriptorRecord; expiresAt: number }
@@ -58,10 +73,20 @@ export class IndexTable {
     { record: ContactsRecord; descriptor?: DescriptorRecord; expiresAt: number }
   >();
   readonly #tombstones = new Map<string, { record: TombstoneRecord; expiresAt: number }>();
+  readonly quotas: Quotas;
+  /** Descriptor entries per owner (hex key), and per owner and DHT key ("owner/key"). */
+  readonly #perOwner = new Map<string, number>();
+  readonly #perOwnerKey = new Map<string, number>();
   #changes: Change[] = [];
 
-  constructor(lifetimes: Lifetimes) {
+  constructor(lifetimes: Lifetimes, quotas: Quotas = DEFAULT_QUOTAS) {
     this.lifetimes = lifetimes;
+    this.quotas = quotas;
+  }
+
+  /** Descriptors this node holds for an owner (its public key bytes). */
+  ownerEntries(owner: Uint8Array): number {
+    return this.#perOwner.get(hex(owner)) ?? 0;
   }
 
   /** Live descriptors stored under a key. */
@@ -91,8 +116,18 @@ export class IndexTable {
         return 'refreshed';
       }
     }
-    entries.set(record.id, { kind: 'descriptor', record, expiresAt });
-    this.#indexId(record.id, key);
+    // A newer version replacing the owner's own live descriptor does not grow its share.
+    const replaces = cur !== undefined && cur.kind === 'descriptor';
+    if (!replaces) {
+      const owner = hex(record.owner);
+      if (
+        (this.#perOwner.get(owner) ?? 0) >= this.quotas.perOwner ||
+        (this.#perOwnerKey.get(`${owner}/${key}`) ?? 0) >= this.quotas.perOwnerPerKey
+      ) {
+        return 'quota';
+      }
+    }
+    this.#setEntry(key, record.id, { kind: 'descriptor', record, expiresAt });
     this.#changes.push({ op: 'put-descriptor', key, record, expiresAt });
     return 'stored';
   }
@@ -110,8 +145,7 @@ export class IndexTable {
     }
     // The marker refuses a late copy of an older version for as long as such copies can live.
     const expiresAt = now + this.lifetimes.recordTtlMs;
-    entries.set(removal.id, { kind: 'removed', version: removal.version, expiresAt });
-    this.#indexId(removal.id, key);
+    this.#setEntry(key, removal.id, { kind: 'removed', version: removal.version, expiresAt });
     this.#changes.push({
       op: 'put-removed',
       key,
@@ -134,8 +168,8 @@ export class IndexTable {
     }
     this.#tombstones.set(record.id, { record, expiresAt });
     this.#changes.push({ op: 'put-tombstone', record, expiresAt });
-    for (const key of this.#keysOfId.get(record.id) ?? []) {
-      this.#keys.get(key)?.delete(record.id);
+    for (const key of [...(this.#keysOfId.get(record.id) ?? [])]) {
+      this.#deleteEntry(key, record.id);
       this.#changes.push({ op: 'delete-entry', key, id: record.id });
     }
     this.#keysOfId.delete(record.id);
@@ -199,8 +233,7 @@ export class IndexTable {
     for (const [key, entries] of this.#keys) {
       for (const [id, e] of entries) {
         if (e.expiresAt <= now) {
-          entries.delete(id);
-          this.#keysOfId.get(id)?.delete(key);
+          this.#deleteEntry(key, id);
           this.#changes.push({ op: 'delete-entry', key, id });
           dropped++;
         }
@@ -266,24 +299,21 @@ export class IndexTable {
   apply(c: Change): void {
     switch (c.op) {
       case 'put-descriptor':
-        this.#entriesOf(c.key).set(c.record.id, {
+        this.#setEntry(c.key, c.record.id, {
           kind: 'descriptor',
           record: c.record,
           expiresAt: c.expiresAt,
         });
-        this.#indexId(c.record.id, c.key);
         return;
       case 'put-removed':
-        this.#entriesOf(c.key).set(c.id, {
+        this.#setEntry(c.key, c.id, {
           kind: 'removed',
           version: c.version,
           expiresAt: c.expiresAt,
         });
-        this.#indexId(c.id, c.key);
         return;
       case 'delete-entry':
-        this.#keys.get(c.key)?.delete(c.id);
-        this.#keysOfId.get(c.id)?.delete(c.key);
+        this.#deleteEntry(c.key, c.id);
         return;
       case 'put-contacts':
         this.#contacts.set(c.record.id, {
@@ -310,6 +340,29 @@ export class IndexTable {
     return out;
   }
 
+  /** Every entry is set and deleted here, so the owners' counts stay exact. */
+  #setEntry(key: string, id: string, entry: KeyEntry): void {
+    const entries = this.#entriesOf(key);
+    this.#count(key, entries.get(id), -1);
+    entries.set(id, entry);
+    this.#count(key, entry, 1);
+    this.#indexId(id, key);
+  }
+
+  #deleteEntry(key: string, id: string): void {
+    const entries = this.#keys.get(key);
+    this.#count(key, entries?.get(id), -1);
+    entries?.delete(id);
+    this.#keysOfId.get(id)?.delete(key);
+  }
+
+  #count(key: string, entry: KeyEntry | undefined, delta: number): void {
+    if (entry?.kind !== 'descriptor') return;
+    const owner = hex(entry.record.owner);
+    bump(this.#perOwner, owner, delta);
+    bump(this.#perOwnerKey, `${owner}/${key}`, delta);
+  }
+
   #entriesOf(key: string): Map<string, KeyEntry> {
     let entries = this.#keys.get(key);
     if (entries === undefined) {
@@ -332,6 +385,12 @@ export class IndexTable {
     const t = this.#tombstones.get(id);
     return t !== undefined && t.expiresAt > now ? t.record : undefined;
   }
+}
+
+function bump(map: Map<string, number>, k: string, delta: number): void {
+  const v = (map.get(k) ?? 0) + delta;
+  if (v <= 0) map.delete(k);
+  else map.set(k, v);
 }
 
 export function hex(bytes: Uint8Array): string {

@@ -1,5 +1,5 @@
 import type { Connection, PeerId, Stream } from '@libp2p/interface';
-import { lpStream } from '@libp2p/utils';
+import { lpStream, RateLimitError, RateLimiter } from '@libp2p/utils';
 import { FieldError } from '../profile/errors.ts';
 import {
   CodecError,
@@ -26,8 +26,10 @@ export interface ServerOptions {
   /** Bound on reading a request and writing its answer (ms). */
   timeoutMs: number;
   maxFrameBytes: number;
-  /** Streams of the cidx protocol served at once. */
+  /** Streams of the cidx protocol served at once, per connection. */
   maxInboundStreams: number;
+  /** Requests one peer may make per second before it is answered `busy`. */
+  peerRequestsPerSecond: number;
   /** This swarm's parameters digest and parameters (sent back on a mismatch). */
   swarmDigest: Uint8Array;
   swarmParams: unknown;
@@ -43,12 +45,15 @@ export class IndexServer {
   readonly #handlers: Handlers;
   readonly #opts: ServerOptions;
   readonly #meter: Meter;
+  readonly #rate: RateLimiter;
 
   constructor(libp2p: CidxLibp2p, handlers: Handlers, opts: ServerOptions, meter: Meter) {
     this.#libp2p = libp2p;
     this.#handlers = handlers;
     this.#opts = opts;
     this.#meter = meter;
+    // libp2p's port of rate-limiter-flexible: a fixed one-second window per peer.
+    this.#rate = new RateLimiter({ points: opts.peerRequestsPerSecond, duration: 1 });
   }
 
   async start(): Promise<void> {
@@ -84,6 +89,10 @@ export class IndexServer {
     }
   }
 
+  #overLimit(peer: PeerId): number | undefined {
+    return overLimitOf(this.#rate, peer);
+  }
+
   async #serve(stream: Stream, connection: Connection): Promise<void> {
     const limit = deadline(this.#opts.timeoutMs);
     try {
@@ -107,7 +116,16 @@ export class IndexServer {
         res = fail('bad-request', (err as Error).message);
       }
       this.#meter.count(`in:${type}`, raw.length);
-      if (req !== undefined) res = await this.dispatch(connection.remotePeer, req);
+      if (req !== undefined) {
+        const wait = this.#overLimit(connection.remotePeer);
+        res =
+          wait === undefined
+            ? await this.dispatch(connection.remotePeer, req)
+            : fail(
+                'busy',
+                `rate limit: more than ${this.#opts.peerRequestsPerSecond} requests/s; retry in ${wait} ms`,
+              );
+      }
     } catch (err) {
       // Oversized frame, timeout or a reset stream: nothing sensible can be answered.
       stream.abort(err as Error);
@@ -121,6 +139,17 @@ export class IndexServer {
     } catch (err) {
       stream.abort(err as Error);
     }
+  }
+}
+
+/** Undefined while the peer is within its rate, else the ms until its next window. */
+function overLimitOf(rate: RateLimiter, peer: PeerId): number | undefined {
+  try {
+    rate.consume(peer.toString());
+    return undefined;
+  } catch (err) {
+    if (err instanceof RateLimitError) return Math.max(0, Math.ceil(err.msBeforeNext));
+    throw err;
   }
 }
 

@@ -35,6 +35,12 @@ export interface Limits {
   /** Cells (bytes) of the inbox's duplicate filter (default 2^20). */
   inboxFilterCells: number;
   maxInboundStreams: number;
+  /** Descriptors one owner key may keep on this node under one DHT key. */
+  quotaPerOwnerPerKey: number;
+  /** Descriptors one owner key may keep on this node in all. */
+  quotaPerOwner: number;
+  /** Requests of the cidx protocol one peer may make per second; beyond, it is told `busy`. */
+  peerRequestsPerSecond: number;
 }
 
 export const DEFAULT_TIMING: Timing = {
@@ -57,6 +63,11 @@ export const DEFAULT_LIMITS: Limits = {
   inboxCapacity: 10_000,
   inboxFilterCells: 1 << 20,
   maxInboundStreams: 256,
+  quotaPerOwnerPerKey: 64,
+  quotaPerOwner: 20_000,
+  // A republish round of many communities sends bursts of stores to the same few peers in a
+  // small swarm; 1000/s leaves those alone and still caps a flooding peer.
+  peerRequestsPerSecond: 1000,
 };
 
 /** A node: its host (transport, listen addresses, identity, …) and what the swarm shares. */

@@ -98,10 +98,10 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     this.limits = resolveLimits(opts.limits);
     this.#now = opts.now ?? Date.now;
     this.#bootstrap = opts.bootstrap ?? [];
-    this.table = new IndexTable({
-      recordTtlMs: this.timing.recordTtlMs,
-      tombstoneTtlMs: this.timing.tombstoneTtlMs,
-    });
+    this.table = new IndexTable(
+      { recordTtlMs: this.timing.recordTtlMs, tombstoneTtlMs: this.timing.tombstoneTtlMs },
+      { perOwnerPerKey: this.limits.quotaPerOwnerPerKey, perOwner: this.limits.quotaPerOwner },
+    );
     this.inbox = new Inbox({
       capacity: this.limits.inboxCapacity,
       filterCells: this.limits.inboxFilterCells,
@@ -130,6 +130,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
         timeoutMs: this.timing.requestTimeoutMs,
         maxFrameBytes: this.limits.maxFrameBytes,
         maxInboundStreams: this.limits.maxInboundStreams,
+        peerRequestsPerSecond: this.limits.peerRequestsPerSecond,
         swarmDigest: this.swarm.digest,
         swarmParams: this.swarm.params,
       },

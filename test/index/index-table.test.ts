@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto';
+import { publicKeyToProtobuf } from '@libp2p/crypto/keys';
 import { describe, expect, it } from 'vitest';
 import { hex, IndexTable } from '../../src/index/index-table.ts';
 import type { ContactsRecord, RemovalRecord, TombstoneRecord } from '../../src/index/records.ts';
 import { getSimilarCommunities, storeDescriptor } from '../../src/index/responder.ts';
 import { selectSimilar } from '../../src/index/select-similar.ts';
+import { communityId } from '../../src/net/records.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
 import { descriptor, owner, signed } from '../support/records.ts';
 
@@ -134,5 +137,65 @@ describe('responder (algorithms 4.12, 4.13, 4.15)', () => {
       outcome: 'conflict',
       similar: [],
     });
+  });
+});
+
+describe('IndexTable quotas per owner key', () => {
+  const quotas = { perOwnerPerKey: 2, perOwner: 3 };
+  // Another community of the same owner key: a fresh nonce, the id derived from both.
+  const community = async (key: Awaited<ReturnType<typeof owner>>['key']) => {
+    const nonce = new Uint8Array(randomBytes(16));
+    return { key, nonce, id: communityId(publicKeyToProtobuf(key.publicKey), nonce) };
+  };
+
+  it('refuses an owner more descriptors under one key, and in all, than its quota', async () => {
+    const t = new IndexTable(lifetimes, quotas);
+    const o = await owner();
+    const [a, b, c] = [o, await community(o.key), await community(o.key)];
+    const other = await owner();
+    expect(t.putDescriptor(K, await descriptor(a, 1, { x: 1 }), 0)).toBe('stored');
+    expect(t.putDescriptor(K, await descriptor(b, 1, { x: 1 }), 0)).toBe('stored');
+    // A third community of the same owner under the same key is over perOwnerPerKey…
+    expect(t.putDescriptor(K, await descriptor(c, 1, { x: 1 }), 0)).toBe('quota');
+    // …another owner is not affected…
+    expect(t.putDescriptor(K, await descriptor(other, 1, { x: 1 }), 0)).toBe('stored');
+    // …a newer version of a stored one replaces it without counting twice…
+    expect(t.putDescriptor(K, await descriptor(a, 2, { x: 2 }), 1)).toBe('stored');
+    expect(t.ownerEntries(publicKeyToProtobuf(o.key.publicKey))).toBe(2);
+    // …and under another key the owner has one entry of its total quota of 3 left.
+    const K2 = hex(new Uint8Array([9]));
+    expect(t.putDescriptor(K2, await descriptor(c, 1, { y: 1 }), 1)).toBe('stored');
+    expect(t.putDescriptor(K2, await descriptor(await community(o.key), 1, { y: 1 }), 1)).toBe(
+      'quota',
+    );
+    expect([...t.descriptors(K, 1)].map((d) => d.id).sort()).toEqual([a.id, b.id, other.id].sort());
+  });
+
+  it('frees quota when entries expire, are removed by a tombstone, and counts alike after a rebuild', async () => {
+    const t = new IndexTable(lifetimes, quotas);
+    const o = await owner();
+    const b = await community(o.key);
+    const d1 = await descriptor(o, 1, { x: 1 });
+    expect(t.putDescriptor(K, d1, 0)).toBe('stored');
+    expect(t.putDescriptor(K, await descriptor(b, 1, { x: 1 }), 0)).toBe('stored');
+    expect(t.ownerEntries(d1.owner)).toBe(2);
+    // Rebuilding from the journal gives the same counts.
+    const copy = new IndexTable(lifetimes, quotas);
+    for (const c of t.drainChanges()) copy.apply(c);
+    expect(copy.ownerEntries(d1.owner)).toBe(2);
+    // A tombstone drops one; expiry drops the other.
+    const tomb = (await signed(o.key, {
+      kind: 'tombstone',
+      id: o.id,
+      nonce: o.nonce,
+      version: 2,
+    })) as TombstoneRecord;
+    t.putTombstone(tomb, 10);
+    expect(t.ownerEntries(d1.owner)).toBe(1);
+    t.expire(lifetimes.recordTtlMs + 1);
+    expect(t.ownerEntries(d1.owner)).toBe(0);
+    expect(t.putDescriptor(K, await descriptor(await community(o.key), 1, { x: 1 }), 2000)).toBe(
+      'stored',
+    );
   });
 });

@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { generateKeyPair, publicKeyToProtobuf } from '@libp2p/crypto/keys';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attributeKey } from '../../src/keys/rehash.ts';
+import { IndexClient, RemoteError } from '../../src/net/client.ts';
+import { blobToWire, type Request, WIRE_VERSION } from '../../src/net/codec.ts';
+import { Meter } from '../../src/net/meter.ts';
+import { communityId, signRecord } from '../../src/net/records.ts';
+import type { CidxNode } from '../../src/node/node.ts';
+import { parseProfile } from '../../src/profile/parse.ts';
+import { startSwarm, stopAll } from '../support/swarm.ts';
+
+/** Resource limits a node enforces against its peers, each checked over the wire. */
+describe('per-peer limits', () => {
+  let nodes: CidxNode[];
+  const client = (n: CidxNode, maxFrameBytes = 1 << 20) =>
+    new IndexClient(n.libp2p, { timeoutMs: 5000, maxFrameBytes }, new Meter());
+  const outcome = (p: Promise<unknown>) =>
+    p.then(
+      (r) => (r as { outcome?: string }).outcome ?? 'ok',
+      (e: unknown) => (e instanceof RemoteError ? e.code : `error: ${(e as Error).message}`),
+    );
+
+  beforeAll(async () => {
+    nodes = await startSwarm(3, {
+      swarm: { index: { mode: 'attribute' } },
+      limits: { peerRequestsPerSecond: 10, quotaPerOwnerPerKey: 2, maxFrameBytes: 64 * 1024 },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await stopAll(nodes);
+  });
+
+  const [a, b, c] = [0, 1, 2];
+  const params = (): Request => ({ v: WIRE_VERSION, swarm: nodes[b]!.swarm.digest, t: 'params' });
+
+  it('answers a flooding peer `busy` beyond its rate, while other peers are served', async () => {
+    // Leave the window the swarm's own start-up traffic used.
+    await new Promise((r) => setTimeout(r, 1100));
+    const fromA = client(nodes[a]!);
+    const burst = await Promise.all(
+      Array.from({ length: 40 }, () => outcome(fromA.request(nodes[b]!.peerId, params()))),
+    );
+    const busy = burst.filter((o) => o === 'busy').length;
+    // One-second windows: at most 2 × 10 pass however the burst straddles a window edge.
+    expect(40 - busy).toBeLessThanOrEqual(20);
+    expect(busy).toBeGreaterThanOrEqual(20);
+    expect(await outcome(client(nodes[c]!).request(nodes[b]!.peerId, params()))).toBe('ok');
+    // The next window serves the flooding peer again.
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await outcome(fromA.request(nodes[b]!.peerId, params()))).toBe('ok');
+  });
+
+  it("refuses an owner key's descriptors under one key beyond its quota", async () => {
+    await new Promise((r) => setTimeout(r, 1100));
+    const key = await generateKeyPair('Ed25519');
+    const profile = parseProfile({ weights: { quota: 1, test: 0.5 } });
+    const dhtKey = attributeKey('quota');
+    const send = client(nodes[a]!);
+    const results: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const nonce = new Uint8Array(randomBytes(16));
+      const id = communityId(publicKeyToProtobuf(key.publicKey), nonce);
+      const rec = await signRecord(key, { kind: 'descriptor', id, nonce, version: 1, profile });
+      const req: Request = {
+        v: WIRE_VERSION,
+        swarm: nodes[b]!.swarm.digest,
+        t: 'store',
+        key: dhtKey,
+        rec: blobToWire(rec),
+        s: 5,
+      };
+      results.push(await outcome(send.request(nodes[b]!.peerId, req)));
+    }
+    expect(results).toEqual(['stored', 'stored', 'quota', 'quota']);
+    expect(nodes[b]!.table.ownerEntries(publicKeyToProtobuf(key.publicKey))).toBe(2);
+  });
+
+  it('drops a frame over the size limit and keeps serving', async () => {
+    await new Promise((r) => setTimeout(r, 1100));
+    // ≈ 140 KB encoded: over the receiver's frame limit (and its attribute limit, which it
+    // never gets to check).
+    const big = parseProfile(
+      {
+        weights: Object.fromEntries(Array.from({ length: 8000 }, (_, i) => [`attribute-${i}`, 1])),
+      },
+      { maxAttributes: 10_000 },
+    );
+    const req: Request = {
+      v: WIRE_VERSION,
+      swarm: nodes[b]!.swarm.digest,
+      t: 'query',
+      key: attributeKey('x'),
+      profile: { w: [...big.weights.entries()] },
+      k: 5,
+    };
+    // The sender allows 1 MiB; the receiver allows 64 KiB and resets the stream.
+    expect(await outcome(client(nodes[a]!).request(nodes[b]!.peerId, req))).toMatch(/^error: /);
+    expect(await outcome(client(nodes[a]!).request(nodes[b]!.peerId, params()))).toBe('ok');
+  });
+});
