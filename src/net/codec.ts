@@ -6,8 +6,9 @@
  */
 import { decode, encode } from 'cborg';
 import { z } from 'zod';
+import type { ParseOptions } from '../profile/parse.ts';
 import { STRICT_CBOR } from './records.ts';
-import { wireProfileSchema } from './wire-profile.ts';
+import { checkWireCounts, wireProfileSchema } from './wire-profile.ts';
 
 export const INDEX_PROTOCOL = '/cidx/index/1.0.0';
 export const WIRE_VERSION = 1;
@@ -90,15 +91,33 @@ export function encodeMessage(message: Request | Response): Uint8Array {
   return encode(message);
 }
 
-export function decodeRequest(bytes: Uint8Array): Request {
-  return decodeWith(requestSchema, bytes, 'request');
+/**
+ * `limits`: a query's profile is counted against them before the schema walks it, so a frame
+ * full of tiny attributes costs a length check, not a full validation.
+ */
+export function decodeRequest(bytes: Uint8Array, limits?: ParseOptions): Request {
+  return decodeWith(requestSchema, bytes, 'request', (raw) => {
+    if (limits === undefined || typeof raw !== 'object' || raw === null) return;
+    const profile = (raw as { profile?: unknown }).profile;
+    if (typeof profile !== 'object' || profile === null) return;
+    try {
+      checkWireCounts(profile as { w?: unknown; r?: unknown }, limits);
+    } catch (err) {
+      throw new CodecError(`request: profile ${(err as Error).message}`);
+    }
+  });
 }
 
 export function decodeResponse(bytes: Uint8Array): Response {
   return decodeWith(responseSchema, bytes, 'response');
 }
 
-function decodeWith<T>(schema: z.ZodType<T>, bytes: Uint8Array, what: string): T {
+function decodeWith<T>(
+  schema: z.ZodType<T>,
+  bytes: Uint8Array,
+  what: string,
+  precheck?: (raw: unknown) => void,
+): T {
   let raw: unknown;
   try {
     raw = decode(bytes, STRICT_CBOR);
@@ -106,15 +125,23 @@ function decodeWith<T>(schema: z.ZodType<T>, bytes: Uint8Array, what: string): T
     throw new CodecError(`${what} is not valid CBOR (${(err as Error).message})`);
   }
   if (typeof raw === 'object' && raw !== null && 'v' in raw && raw.v !== WIRE_VERSION) {
-    throw new CodecError(
-      `${what} has wire version ${String(raw.v)}; this node speaks ${WIRE_VERSION}`,
-    );
+    // Not String(raw.v): a map such as {toString: 0} cannot be printed, and would throw a TypeError.
+    const v = typeof raw.v === 'number' ? String(raw.v) : `of CBOR type ${cborType(raw.v)}`;
+    throw new CodecError(`${what} has wire version ${v}; this node speaks ${WIRE_VERSION}`);
   }
+  precheck?.(raw);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     throw new CodecError(`${what}: ${z.prettifyError(parsed.error).replaceAll('\n', ' ')}`);
   }
   return parsed.data;
+}
+
+function cborType(v: unknown): string {
+  if (v === null) return 'null';
+  if (v instanceof Uint8Array) return 'bytes';
+  if (Array.isArray(v)) return 'array';
+  return typeof v === 'object' ? 'map' : typeof v;
 }
 
 /** A signed record as the wire carries it. */

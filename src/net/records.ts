@@ -18,7 +18,12 @@ import type {
 } from '../index/records.ts';
 import type { ParseOptions } from '../profile/parse.ts';
 import type { Profile } from '../profile/profile.ts';
-import { profileFromWire, profileToWire, wireProfileSchema } from './wire-profile.ts';
+import {
+  checkWireCounts,
+  profileFromWire,
+  profileToWire,
+  wireProfileSchema,
+} from './wire-profile.ts';
 
 const SIGNING_DOMAIN = Buffer.from('cidx/record/v1\0', 'utf8');
 const ID_DOMAIN = Buffer.from('cidx/community/v1\0', 'utf8');
@@ -121,6 +126,14 @@ export async function openRecord(
     raw = decode(blob.payload, STRICT_CBOR);
   } catch (err) {
     throw new RecordError(`payload is not valid CBOR (${(err as Error).message})`);
+  }
+  // A descriptor over the profile limits is refused by its counts, before every entry is validated.
+  if (typeof raw === 'object' && raw !== null && (raw as { t?: unknown }).t === 'd') {
+    try {
+      checkWireCounts(raw, profileLimits);
+    } catch (err) {
+      throw new RecordError(`profile: ${(err as Error).message}`);
+    }
   }
   const parsed = payloadSchema.safeParse(raw);
   if (!parsed.success)

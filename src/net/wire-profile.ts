@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import { FieldError } from '../profile/errors.ts';
-import { type ParseOptions, parseProfile } from '../profile/parse.ts';
+import { FieldError, ProfileError } from '../profile/errors.ts';
+import {
+  DEFAULT_MAX_ATTRIBUTES,
+  DEFAULT_MAX_RELATIONS,
+  type ParseOptions,
+  parseProfile,
+} from '../profile/parse.ts';
 import type { Profile } from '../profile/profile.ts';
 
 /**
@@ -20,8 +25,25 @@ export function profileToWire(p: Profile): WireProfile {
   return out;
 }
 
+/**
+ * Refuses a wire profile with more attributes or relations than the limits allow, from the
+ * lengths of its lists alone (before a single entry is read); throws ProfileError.
+ */
+export function checkWireCounts(w: { w?: unknown; r?: unknown }, limits: ParseOptions = {}): void {
+  const maxAttributes = limits.maxAttributes ?? DEFAULT_MAX_ATTRIBUTES;
+  const maxRelations = limits.maxRelations ?? DEFAULT_MAX_RELATIONS;
+  if (Array.isArray(w.w) && w.w.length > maxAttributes) {
+    throw new ProfileError('weights', `holds ${w.w.length} attributes, more than ${maxAttributes}`);
+  }
+  if (Array.isArray(w.r) && w.r.length > maxRelations) {
+    throw new ProfileError('relations', `holds ${w.r.length} relations, more than ${maxRelations}`);
+  }
+}
+
 /** Validates a wire profile with every rule of parseProfile; throws FieldError. */
 export function profileFromWire(w: WireProfile, limits: ParseOptions = {}): Profile {
+  // The counts first: a million attributes must not be turned into an object to be refused.
+  checkWireCounts(w, limits);
   const weights = Object.fromEntries(w.w);
   if (Object.keys(weights).length !== w.w.length)
     throw new FieldError('weights', 'repeats an attribute');

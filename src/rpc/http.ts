@@ -4,7 +4,14 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createJSONRPCErrorResponse, type JSONRPCServer } from 'json-rpc-2.0';
+import {
+  createJSONRPCErrorResponse,
+  isJSONRPCID,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  type JSONRPCServer,
+} from 'json-rpc-2.0';
+import pLimit from 'p-limit';
 import type { Notification } from '../index/inbox.ts';
 import type { CidxNode } from '../node/node.ts';
 import { RPC_ERRORS } from './errors.ts';
@@ -38,7 +45,14 @@ export async function startRpc(node: CidxNode, o: RpcOptions): Promise<RpcHandle
   const server = createServer((req, res) => {
     if (closing) return send(res, 503, { error: 'shutting down' });
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (req.method === 'POST' && path === '/') return void handleRpc(rpc, req, res, maxBody);
+    if (req.method === 'POST' && path === '/') {
+      // A failure here would be an unhandled rejection, which ends the process: answer instead.
+      return void handleRpc(rpc, req, res, maxBody).catch((err: unknown) => {
+        if (res.headersSent) return void res.destroy();
+        const msg = `internal error: ${(err as Error)?.message ?? String(err)}`;
+        send(res, 200, createJSONRPCErrorResponse(null, RPC_ERRORS.internal, msg));
+      });
+    }
     if (req.method === 'GET' && path === '/events')
       return streamEvents(node, req, res, events, o.maxEventClients ?? 64);
     if (req.method === 'GET' && path === '/health') return send(res, 200, { ok: true });
@@ -113,13 +127,55 @@ async function handleRpc(
       createJSONRPCErrorResponse(null, RPC_ERRORS.invalidRequest, 'empty batch'),
     );
   }
-  const answer = await rpc.receive(parsed as never);
+  if (Array.isArray(parsed) && parsed.length > MAX_BATCH) {
+    return send(
+      res,
+      200,
+      createJSONRPCErrorResponse(
+        null,
+        RPC_ERRORS.invalidRequest,
+        `batch of ${parsed.length} requests; at most ${MAX_BATCH}`,
+      ),
+    );
+  }
+  // A batch is answered here, request by request, so that a batch of one still gets an array;
+  // its calls run a few at a time, not all at once.
+  const limit = pLimit(BATCH_CONCURRENCY);
+  const answer = Array.isArray(parsed)
+    ? (await Promise.all(parsed.map((r) => limit(() => receiveOne(rpc, r))))).filter(
+        (r) => r !== null,
+      )
+    : await receiveOne(rpc, parsed);
   if (answer === null || (Array.isArray(answer) && answer.length === 0)) {
     res.writeHead(204).end(); // notifications only: nothing to answer
     return;
   }
   send(res, 200, answer);
 }
+
+/**
+ * One request object. The library takes it on trust: null made it throw (an unanswered request,
+ * an unhandled rejection), and an id that is an object or an array was echoed — a 10^5-deep one
+ * overflowed the stack while writing the answer — with the method run. JSON-RPC 2.0 calls such a
+ * request invalid; so is a method that is not a string.
+ */
+function receiveOne(rpc: JSONRPCServer, req: unknown): PromiseLike<JSONRPCResponse | null> {
+  if (typeof req !== 'object' || req === null || Array.isArray(req)) return invalid(null);
+  const { id, jsonrpc, method } = req as Record<string, unknown>;
+  if (id !== undefined && !isJSONRPCID(id)) return invalid(null);
+  if (jsonrpc !== '2.0' || typeof method !== 'string') return invalid(id ?? null);
+  return rpc.receive(req as JSONRPCRequest);
+}
+
+function invalid(id: string | number | null): Promise<JSONRPCResponse> {
+  return Promise.resolve(
+    createJSONRPCErrorResponse(id, RPC_ERRORS.invalidRequest, 'Invalid Request'),
+  );
+}
+
+/** Requests in one batch, and how many of them run at once. */
+const MAX_BATCH = 100;
+const BATCH_CONCURRENCY = 8;
 
 function tooLarge(req: IncomingMessage, res: ServerResponse, maxBody: number): void {
   send(
