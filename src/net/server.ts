@@ -1,6 +1,7 @@
 import type { Connection, PeerId, Stream } from '@libp2p/interface';
 import { lpStream, RateLimitError, RateLimiter } from '@libp2p/utils';
 import { FieldError } from '../profile/errors.ts';
+import type { ParseOptions } from '../profile/parse.ts';
 import {
   CodecError,
   decodeRequest,
@@ -30,6 +31,8 @@ export interface ServerOptions {
   maxInboundStreams: number;
   /** Requests one peer may make per second before it is answered `busy`. */
   peerRequestsPerSecond: number;
+  /** Profile size limits, checked on a query's profile before it is validated in full. */
+  profileLimits?: ParseOptions;
   /** This swarm's parameters digest and parameters (sent back on a mismatch). */
   swarmDigest: Uint8Array;
   swarmParams: unknown;
@@ -110,7 +113,7 @@ export class IndexServer {
       const raw = (await lp.read({ signal })).subarray();
       let req: Request | undefined;
       try {
-        req = decodeRequest(raw);
+        req = decodeRequest(raw, this.#opts.profileLimits);
         type = req.t;
       } catch (err) {
         res = fail('bad-request', (err as Error).message);
@@ -157,11 +160,15 @@ export function ok(body: Omit<Extract<Response, { ok: true }>, 'v' | 'ok'> = {})
   return { v: WIRE_VERSION, ok: true, ...body };
 }
 
+/** The response schema's bound on an error message; longer ones would void the whole answer. */
+const MAX_MSG_CHARS = 4096;
+
 export function fail(
   code: Extract<Response, { ok: false }>['code'],
-  msg: string,
+  message: string,
   params?: unknown,
 ): Response {
+  const msg = message.length > MAX_MSG_CHARS ? `${message.slice(0, MAX_MSG_CHARS - 1)}…` : message;
   return params === undefined
     ? { v: WIRE_VERSION, ok: false, code, msg }
     : { v: WIRE_VERSION, ok: false, code, msg, params };

@@ -131,6 +131,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
         maxFrameBytes: this.limits.maxFrameBytes,
         maxInboundStreams: this.limits.maxInboundStreams,
         peerRequestsPerSecond: this.limits.peerRequestsPerSecond,
+        profileLimits,
         swarmDigest: this.swarm.digest,
         swarmParams: this.swarm.params,
       },

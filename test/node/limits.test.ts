@@ -76,6 +76,32 @@ describe('per-peer limits', () => {
     expect(nodes[b]!.table.ownerEntries(publicKeyToProtobuf(key.publicKey))).toBe(2);
   });
 
+  it('refuses an oversized query profile by its counts and keeps error messages decodable', async () => {
+    await new Promise((r) => setTimeout(r, 1100));
+    // 5000 one-letter attributes fit in the frame but not in the 4096-attribute limit.
+    const many: [string, number][] = Array.from({ length: 5000 }, (_, i) => [i.toString(36), 1]);
+    const query = (w: [string, number][]): Request => ({
+      v: WIRE_VERSION,
+      swarm: nodes[b]!.swarm.digest,
+      t: 'query',
+      key: attributeKey('x'),
+      profile: { w },
+      k: 5,
+    });
+    const send = client(nodes[a]!);
+    const err = await send.request(nodes[b]!.peerId, query(many)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RemoteError);
+    expect((err as RemoteError).code).toBe('bad-request');
+    expect((err as RemoteError).message).toMatch(/5000 attributes/);
+    // An attribute of 10,000 characters makes a long error; it is cut to fit the response
+    // schema, so the requester still reads a clear `bad-request`.
+    const long = await send
+      .request(nodes[b]!.peerId, query([['x'.repeat(10_000), 1]]))
+      .catch((e: unknown) => e);
+    expect(long).toBeInstanceOf(RemoteError);
+    expect((long as RemoteError).code).toBe('bad-request');
+  });
+
   it('drops a frame over the size limit and keeps serving', async () => {
     await new Promise((r) => setTimeout(r, 1100));
     // ≈ 140 KB encoded: over the receiver's frame limit (and its attribute limit, which it
