@@ -14,7 +14,7 @@ import type { Limits, Timing } from '../src/node/config.ts';
 import { DEFAULT_TIMING } from '../src/node/config.ts';
 import type { Profile } from '../src/profile/profile.ts';
 import { type DatasetEntry, loadDataset, perturbed } from './datasets.ts';
-import { GroundTruth, scoreSearch } from './ground-truth.ts';
+import { GroundTruth, type Ranked, scoreSearch } from './ground-truth.ts';
 import { gini, OpStats, opMetrics } from './metrics.ts';
 import { Rng } from './random.ts';
 import type { SimReport } from './report-types.ts';
@@ -69,6 +69,7 @@ class Run {
   readonly create = new OpStats();
   readonly labels = new Map<string, { search: OpStats; create: OpStats }>();
   findable: number | undefined;
+  gone: { checked: number; reappeared: number } | undefined;
   joinMs = 0;
   readonly startedAt = Date.now();
   readonly timeline: SimReport['timeline'] = [];
@@ -269,6 +270,8 @@ class Run {
         return this.#churn(c, fail);
       case 'check-findable':
         return this.#checkFindable(c.sample, text, fail);
+      case 'check-gone':
+        return this.#checkGone(text, fail);
     }
   }
 
@@ -349,7 +352,7 @@ class Run {
             const score = c.exact
               ? scoreSearch(
                   results.map((r) => ({ id: r.id, similarity: r.similarity })),
-                  this.#exact(e.profile),
+                  this.#answerable(this.#exact(e.profile), results.length),
                   k,
                 )
               : undefined;
@@ -435,16 +438,40 @@ class Run {
     let killed = 0;
     let joined = 0;
     if (c.model.kind === 'rate') {
+      // Exactly ⌊for / per⌋ steps, one per period from the start: a slow step (a loaded
+      // machine) delays the next one, it does not drop it.
       const { fraction, perMs } = c.model;
-      while (Date.now() + perMs <= end) {
-        await sleep(perMs);
+      const start = Date.now();
+      const steps = Math.floor(c.forMs / perMs);
+      for (let step = 1; step <= steps; step++) {
+        await sleep(Math.max(0, start + step * perMs - Date.now()));
         const alive = swarm.alive();
-        const victims = this.#rng.sample(alive, Math.round(alive.length * fraction));
+        // p% of all live nodes go, drawn from those not spared (long-lived owners, say).
+        const spared = new Set(c.spare === undefined ? [] : swarm.select(c.spare));
+        const victims = this.#rng.sample(
+          alive.filter((s) => !spared.has(s)),
+          Math.round(alive.length * fraction),
+        );
         this.#orphan(victims);
         await swarm.kill(victims);
         await swarm.join(victims.length, 0);
         killed += victims.length;
         joined += victims.length;
+        if (c.model.search !== undefined) {
+          const { dataset, label } = c.model.search;
+          await this.#search(
+            {
+              kind: 'search',
+              dataset,
+              exact: true,
+              from: { kind: 'all' },
+              concurrency: 4,
+              ...(label !== undefined ? { label } : {}),
+            },
+            `search ${dataset} during churn`,
+            fail,
+          );
+        }
       }
     } else {
       // Session-based churn: every live node gets a session length; when it ends the node
@@ -515,6 +542,34 @@ class Run {
     return `${found} of ${chosen.length} found first`;
   }
 
+  /**
+   * Searches the own profile of every community that should be gone — dissolved, or orphaned
+   * for longer than the record lifetime — and counts those the swarm still returns.
+   */
+  async #checkGone(text: string, fail: (p: string) => never): Promise<string> {
+    const swarm = this.#swarmOrFail(fail);
+    const ttl = this.timing.recordTtlMs ?? DEFAULT_TIMING.recordTtlMs;
+    const sweep = this.timing.expireIntervalMs ?? DEFAULT_TIMING.expireIntervalMs;
+    const gone = [...this.communities.values()].filter(
+      (c) => c.dissolved || (c.orphanedAt !== undefined && Date.now() - c.orphanedAt > ttl + sweep),
+    );
+    const bar = this.#bar(text, gone.length);
+    let reappeared = 0;
+    for (const com of gone) {
+      const asker = this.#rng.sample(swarm.alive(), 1)[0] as Slot;
+      try {
+        const results = await asker.node.search(com.profile, { k: 5 });
+        if (results.some((r) => r.id === com.id)) reappeared++;
+      } catch {
+        // nothing returned: gone
+      }
+      bar.increment();
+    }
+    bar.stop();
+    this.gone = { checked: gone.length, reappeared };
+    return `${reappeared} of ${gone.length} still returned`;
+  }
+
   #entries(name: string, limit: number | undefined, fail: (p: string) => never): DatasetEntry[] {
     const all = this.datasets.get(name);
     if (all === undefined) return fail(`dataset "${name}" was not loaded`);
@@ -531,6 +586,15 @@ class Run {
   #live(id: string): boolean {
     const c = this.communities.get(id);
     return c !== undefined && !c.dissolved && this.truth.has(id);
+  }
+
+  /**
+   * An empty answer is only a failure when a community with a live owner matches: once its owner
+   * is gone, a community may vanish as soon as its last holders do, before its records expire.
+   */
+  #answerable(exact: Ranked[], returned: number): Ranked[] {
+    if (returned > 0) return exact;
+    return exact.some((r) => this.communities.get(r.id)?.orphanedAt === undefined) ? exact : [];
   }
 
   /** The exact answer over the communities alive now (orphans count until their records expire). */
@@ -581,6 +645,10 @@ class Run {
     m['communities.created'] = this.communities.size;
     m['communities.alive'] = alive.length;
     if (this.findable !== undefined) m['communities.findable'] = this.findable;
+    if (this.gone !== undefined) {
+      m['communities.gone_checked'] = this.gone.checked;
+      m['communities.reappeared'] = this.gone.reappeared;
+    }
     m['notifications.delivered'] = swarm?.notifications ?? 0;
     if (swarm && swarm.lookups.count > 0) {
       m['lookup.count'] = swarm.lookups.count;

@@ -19,7 +19,7 @@
  * kill <n | p%> [which=random|holders] | leave <n | p%> | wait republish | wait <d> |
  * republish | churn exponential mean=<d> [downtime=<d>] for <d> |
  * churn pareto shape=<x> scale=<d> [downtime=<d>] for <d> | churn rate=<p>% per=<d> for <d> |
- * check findable [sample=N]
+ * check findable [sample=N] | check gone
  */
 import type { IndexParams } from '../src/keys/params.ts';
 
@@ -52,7 +52,13 @@ export type DatasetSource =
 export type ChurnModel =
   | { kind: 'exponential'; meanMs: number; downtimeMs: number }
   | { kind: 'pareto'; shape: number; scaleMs: number; downtimeMs: number }
-  | { kind: 'rate'; fraction: number; perMs: number };
+  | {
+      kind: 'rate';
+      fraction: number;
+      perMs: number;
+      /** Searched (and scored) after every step, recorded under `label`. */
+      search?: { dataset: string; label?: string };
+    };
 
 export type Command =
   | { kind: 'join'; count: number; everyMs: number }
@@ -86,8 +92,9 @@ export type Command =
   | { kind: 'wait-republish' }
   | { kind: 'wait'; ms: number }
   | { kind: 'republish' }
-  | { kind: 'churn'; model: ChurnModel; forMs: number }
-  | { kind: 'check-findable'; sample?: number };
+  | { kind: 'churn'; model: ChurnModel; forMs: number; spare?: Selector }
+  | { kind: 'check-findable'; sample?: number }
+  | { kind: 'check-gone' };
 
 export type Statement = { line: number; text: string } & (
   | { kind: 'seed'; seed: number }
@@ -368,6 +375,7 @@ function parseCommand(p: LineParser, datasets: Set<string>): Command {
     case 'churn': {
       const model = p.word('exponential, pareto or rate=<p>%');
       let m: ChurnModel;
+      let spare: Selector | undefined;
       if (model === 'exponential') {
         const kv = p.options({ mean: 'duration', downtime: 'duration' });
         if (kv.mean === undefined) p.fail('churn exponential needs mean=');
@@ -388,18 +396,35 @@ function parseCommand(p: LineParser, datasets: Set<string>): Command {
         };
       } else if (model.startsWith('rate=')) {
         p.unread(model);
-        const kv = p.options({ rate: 'percent', per: 'duration' });
+        const kv = p.options({
+          rate: 'percent',
+          per: 'duration',
+          search: 'string',
+          label: 'string',
+          spare: 'selector',
+        });
+        if (kv.spare !== undefined) spare = kv.spare as Selector;
         m = { kind: 'rate', fraction: kv.rate as number, perMs: (kv.per as number) ?? 60_000 };
+        if (kv.search !== undefined) {
+          if (!datasets.has(kv.search as string))
+            p.fail(`unknown dataset "${kv.search}" (declare it with a dataset statement first)`);
+          m.search = {
+            dataset: kv.search as string,
+            ...(kv.label !== undefined ? { label: kv.label as string } : {}),
+          };
+        } else if (kv.label !== undefined) p.fail('label= needs search=<dataset>');
       } else {
         return p.fail(`unknown churn model "${model}" (exponential, pareto, rate=)`);
       }
       const f = p.word('"for <duration>"');
       if (f !== 'for') p.fail(`expected "for <duration>", not "${f}"`);
-      return { kind: 'churn', model: m, forMs: p.duration(p.word('a duration'), 'for') };
+      const forMs = p.duration(p.word('a duration'), 'for');
+      return { kind: 'churn', model: m, forMs, ...(spare !== undefined ? { spare } : {}) };
     }
     case 'check': {
-      const what = p.word('"findable"');
-      if (what !== 'findable') p.fail(`unknown check "${what}"`);
+      const what = p.word('"findable" or "gone"');
+      if (what === 'gone') return { kind: 'check-gone' };
+      if (what !== 'findable') p.fail(`unknown check "${what}" (findable, gone)`);
       const kv = p.options({ sample: 'int' });
       return {
         kind: 'check-findable',

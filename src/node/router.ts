@@ -96,8 +96,11 @@ export class Router {
 
   /**
    * Asks the closest peers of `key`, in order, until `want` of them answered (fewer if fewer
-   * exist). `enough` may stop early (e.g. a read that found its record). Throws NetworkError
-   * when nobody answered, SwarmMismatchError when everyone who answered runs other parameters.
+   * exist). `enough` may stop early (e.g. a read that found its record). With `counts`, only
+   * answers it accepts count towards `want`, and at most `maxPeers` peers are asked: a search
+   * passes on from a peer that answered empty-handed (a node that just took over the key and
+   * holds nothing yet) to the next replica. Throws NetworkError when nobody answered,
+   * SwarmMismatchError when everyone who answered runs other parameters.
    */
   async ask(
     dht: DhtName,
@@ -105,20 +108,27 @@ export class Router {
     req: Request,
     want: number,
     enough: (answers: Answer[]) => boolean = () => false,
+    opts: { counts?: (a: Answer) => boolean; maxPeers?: number } = {},
   ): Promise<Answer[]> {
-    const peers = await this.candidates(dht, key);
+    const all = await this.candidates(dht, key);
+    const peers = opts.maxPeers === undefined ? all : all.slice(0, opts.maxPeers);
+    const counts = opts.counts ?? (() => true);
     const cacheKey = `${dht}:${Buffer.from(key).toString('base64')}`;
     const answers: Answer[] = [];
+    let useful = 0;
     let mismatch: unknown;
     let lastError: unknown;
     let next = 0;
-    while (answers.length < want && next < peers.length && !enough(answers)) {
-      const batch = peers.slice(next, next + (want - answers.length));
+    while (useful < want && next < peers.length && !enough(answers)) {
+      const batch = peers.slice(next, next + (want - useful));
       next += batch.length;
       const results = await Promise.allSettled(batch.map((p) => this.send(p, req)));
       results.forEach((r, i) => {
-        if (r.status === 'fulfilled') answers.push({ peer: batch[i] as PeerId, res: r.value });
-        else if (r.reason instanceof RemoteError && r.reason.code === 'swarm-mismatch') {
+        if (r.status === 'fulfilled') {
+          const a = { peer: batch[i] as PeerId, res: r.value };
+          answers.push(a);
+          if (counts(a)) useful++;
+        } else if (r.reason instanceof RemoteError && r.reason.code === 'swarm-mismatch') {
           this.#foreign.add((batch[i] as PeerId).toString());
           mismatch = r.reason.params;
           this.#cache.delete(cacheKey);

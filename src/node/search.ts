@@ -45,6 +45,13 @@ export async function searchCommunities(
             key,
             { v: WIRE_VERSION, swarm: ctx.swarm.digest, t: 'query', key, profile: wire, k },
             ctx.limits.queryReplicas,
+            undefined,
+            // Under churn the closest peer may have just joined and hold nothing yet: an empty
+            // answer sends the query on to the next replica (an empty key costs `replicas` asks).
+            {
+              counts: (a) => (a.res.recs?.length ?? 0) > 0,
+              maxPeers: Math.max(ctx.limits.queryReplicas, ctx.swarm.params.replicas),
+            },
           );
           for (const a of answers) blobs.push(...(a.res.recs ?? []));
         } catch (err) {

@@ -102,8 +102,32 @@ describe('scenario parser', () => {
     });
   });
 
+  it('parses churn with spared nodes and searches, and check gone', () => {
+    const s = parseScenario(
+      'dataset u synthetic count=2 size=3\nat 0s churn rate=10% per=4s spare=0-9 search=u label=during for 40s\nat +0s check gone',
+      'x.scenario',
+    );
+    expect(s[1]).toMatchObject({
+      command: {
+        kind: 'churn',
+        model: {
+          kind: 'rate',
+          fraction: 0.1,
+          perMs: 4000,
+          search: { dataset: 'u', label: 'during' },
+        },
+        forMs: 40_000,
+        spare: { kind: 'range', from: 0, to: 9 },
+      },
+    });
+    expect(s[2]).toMatchObject({ command: { kind: 'check-gone' } });
+  });
+
   it.each([
     ['sede 7', 1, 'unknown statement "sede"'],
+    ['at 0s churn rate=10% search=nobody for 1m', 1, 'unknown dataset "nobody"'],
+    ['at 0s churn rate=10% label=x for 1m', 1, 'label= needs search=<dataset>'],
+    ['at 0s check lost', 1, 'unknown check "lost"'],
     ['index lsh n=20 m=1', 1, 'index lsh needs n=, m= and seed='],
     ['index lsh n=20 m=1 seed=x colour=red', 1, 'unknown option "colour"'],
     ['at 5 join 3', 1, 'time must be a duration'],
