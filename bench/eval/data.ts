@@ -78,7 +78,7 @@ function write(name: string, text: string): void {
   files[name] = createHash('sha256').update(text).digest('hex');
 }
 const lines = (rows: { id: string; p: Profile }[]) =>
-  rows.map(({ id, p }) => JSON.stringify({ id, ...p.toJSON() })).join('\n') + '\n';
+  `${rows.map(({ id, p }) => JSON.stringify({ id, ...p.toJSON() })).join('\n')}\n`;
 
 for (const kind of ['v150', 'v300', 'm150'] as const) {
   write(`users-${kind}.jsonl`, lines(users.map((u) => ({ id: u.id, p: u[kind] }))));

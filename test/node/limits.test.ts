@@ -32,23 +32,24 @@ describe('per-peer limits', () => {
   });
 
   const [a, b, c] = [0, 1, 2];
-  const params = (): Request => ({ v: WIRE_VERSION, swarm: nodes[b]!.swarm.digest, t: 'params' });
+  const node = (i: number) => nodes[i] as CidxNode;
+  const params = (): Request => ({ v: WIRE_VERSION, swarm: node(b).swarm.digest, t: 'params' });
 
   it('answers a flooding peer `busy` beyond its rate, while other peers are served', async () => {
     // Leave the window the swarm's own start-up traffic used.
     await new Promise((r) => setTimeout(r, 1100));
-    const fromA = client(nodes[a]!);
+    const fromA = client(node(a));
     const burst = await Promise.all(
-      Array.from({ length: 40 }, () => outcome(fromA.request(nodes[b]!.peerId, params()))),
+      Array.from({ length: 40 }, () => outcome(fromA.request(node(b).peerId, params()))),
     );
     const busy = burst.filter((o) => o === 'busy').length;
     // One-second windows: at most 2 × 10 pass however the burst straddles a window edge.
     expect(40 - busy).toBeLessThanOrEqual(20);
     expect(busy).toBeGreaterThanOrEqual(20);
-    expect(await outcome(client(nodes[c]!).request(nodes[b]!.peerId, params()))).toBe('ok');
+    expect(await outcome(client(node(c)).request(node(b).peerId, params()))).toBe('ok');
     // The next window serves the flooding peer again.
     await new Promise((r) => setTimeout(r, 1100));
-    expect(await outcome(fromA.request(nodes[b]!.peerId, params()))).toBe('ok');
+    expect(await outcome(fromA.request(node(b).peerId, params()))).toBe('ok');
   });
 
   it("refuses an owner key's descriptors under one key beyond its quota", async () => {
@@ -56,7 +57,7 @@ describe('per-peer limits', () => {
     const key = await generateKeyPair('Ed25519');
     const profile = parseProfile({ weights: { quota: 1, test: 0.5 } });
     const dhtKey = attributeKey('quota');
-    const send = client(nodes[a]!);
+    const send = client(node(a));
     const results: string[] = [];
     for (let i = 0; i < 4; i++) {
       const nonce = new Uint8Array(randomBytes(16));
@@ -64,16 +65,16 @@ describe('per-peer limits', () => {
       const rec = await signRecord(key, { kind: 'descriptor', id, nonce, version: 1, profile });
       const req: Request = {
         v: WIRE_VERSION,
-        swarm: nodes[b]!.swarm.digest,
+        swarm: node(b).swarm.digest,
         t: 'store',
         key: dhtKey,
         rec: blobToWire(rec),
         s: 5,
       };
-      results.push(await outcome(send.request(nodes[b]!.peerId, req)));
+      results.push(await outcome(send.request(node(b).peerId, req)));
     }
     expect(results).toEqual(['stored', 'stored', 'quota', 'quota']);
-    expect(nodes[b]!.table.ownerEntries(publicKeyToProtobuf(key.publicKey))).toBe(2);
+    expect(node(b).table.ownerEntries(publicKeyToProtobuf(key.publicKey))).toBe(2);
   });
 
   it('refuses an oversized query profile by its counts and keeps error messages decodable', async () => {
@@ -82,21 +83,21 @@ describe('per-peer limits', () => {
     const many: [string, number][] = Array.from({ length: 5000 }, (_, i) => [i.toString(36), 1]);
     const query = (w: [string, number][]): Request => ({
       v: WIRE_VERSION,
-      swarm: nodes[b]!.swarm.digest,
+      swarm: node(b).swarm.digest,
       t: 'query',
       key: attributeKey('x'),
       profile: { w },
       k: 5,
     });
-    const send = client(nodes[a]!);
-    const err = await send.request(nodes[b]!.peerId, query(many)).catch((e: unknown) => e);
+    const send = client(node(a));
+    const err = await send.request(node(b).peerId, query(many)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RemoteError);
     expect((err as RemoteError).code).toBe('bad-request');
     expect((err as RemoteError).message).toMatch(/5000 attributes/);
     // An attribute of 10,000 characters makes a long error; it is cut to fit the response
     // schema, so the requester still reads a clear `bad-request`.
     const long = await send
-      .request(nodes[b]!.peerId, query([['x'.repeat(10_000), 1]]))
+      .request(node(b).peerId, query([['x'.repeat(10_000), 1]]))
       .catch((e: unknown) => e);
     expect(long).toBeInstanceOf(RemoteError);
     expect((long as RemoteError).code).toBe('bad-request');
@@ -114,14 +115,14 @@ describe('per-peer limits', () => {
     );
     const req: Request = {
       v: WIRE_VERSION,
-      swarm: nodes[b]!.swarm.digest,
+      swarm: node(b).swarm.digest,
       t: 'query',
       key: attributeKey('x'),
       profile: { w: [...big.weights.entries()] },
       k: 5,
     };
     // The sender allows 1 MiB; the receiver allows 64 KiB and resets the stream.
-    expect(await outcome(client(nodes[a]!).request(nodes[b]!.peerId, req))).toMatch(/^error: /);
-    expect(await outcome(client(nodes[a]!).request(nodes[b]!.peerId, params()))).toBe('ok');
+    expect(await outcome(client(node(a)).request(node(b).peerId, req))).toMatch(/^error: /);
+    expect(await outcome(client(node(a)).request(node(b).peerId, params()))).toBe('ok');
   });
 });
