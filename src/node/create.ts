@@ -61,21 +61,33 @@ export async function createCommunity(
     addrs: contacts,
   });
   const keys = indexKeys(profile, ctx.swarm.params.index);
-  const report = await storeUnderKeys(ctx, keys, 'store', descriptor, ctx.swarm.params.s);
-  if (report.storedKeys === 0)
-    throw new NetworkError(`no peer stored the new community under any of its ${keys.length} keys`);
-  await putContacts(ctx, id, contactsRecord, descriptor);
-  await ctx.owned.put({
+  const owned = {
     id,
     nonce,
     version,
     profile,
     contacts,
     keys: keys.map(hex),
-    holders: report.holders,
+    holders: {},
     descriptor,
     contactsRecord,
-  });
+  };
+  // Owned first, stored second: a crash in between leaves a community its owner completes by
+  // republishing after the restart, never copies in the index that nobody owns or refreshes.
+  await ctx.owned.put(owned);
+  let report: Awaited<ReturnType<typeof storeUnderKeys>>;
+  try {
+    report = await storeUnderKeys(ctx, keys, 'store', descriptor, ctx.swarm.params.s);
+    if (report.storedKeys === 0)
+      throw new NetworkError(
+        `no peer stored the new community under any of its ${keys.length} keys`,
+      );
+    await putContacts(ctx, id, contactsRecord, descriptor);
+  } catch (err) {
+    await ctx.owned.delete(id);
+    throw err;
+  }
+  await ctx.owned.put({ ...owned, holders: report.holders });
   return storeAndNotify(ctx, 'created', { id, version, profile, descriptor }, report, l);
 }
 
