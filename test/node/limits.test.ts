@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { generateKeyPair, publicKeyToProtobuf } from '@libp2p/crypto/keys';
+import { lpStream } from '@libp2p/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attributeKey } from '../../src/keys/rehash.ts';
 import { IndexClient, RemoteError } from '../../src/net/client.ts';
-import { blobToWire, type Request, WIRE_VERSION } from '../../src/net/codec.ts';
+import { blobToWire, INDEX_PROTOCOL, type Request, WIRE_VERSION } from '../../src/net/codec.ts';
 import { Meter } from '../../src/net/meter.ts';
 import { communityId, signRecord } from '../../src/net/records.ts';
 import type { CidxNode } from '../../src/node/node.ts';
@@ -25,6 +26,7 @@ describe('per-peer limits', () => {
     nodes = await startSwarm(3, {
       swarm: { index: { mode: 'attribute' } },
       limits: { peerRequestsPerSecond: 10, quotaPerOwnerPerKey: 2, maxFrameBytes: 64 * 1024 },
+      timing: { requestTimeoutMs: 1500 },
     });
   }, 60_000);
   afterAll(async () => {
@@ -103,6 +105,18 @@ describe('per-peer limits', () => {
     expect((long as RemoteError).code).toBe('bad-request');
   });
 
+  it('resets a stream that sends nothing within the request timeout', async () => {
+    const stream = await node(a).libp2p.dialProtocol(node(b).peerId, INDEX_PROTOCOL);
+    const t = Date.now();
+    const lp = lpStream(stream);
+    // The responder waits for a request no longer than requestTimeoutMs (1.5 s here), then
+    // aborts the stream: the read fails instead of hanging.
+    await expect(lp.read({ signal: AbortSignal.timeout(10_000) })).rejects.toThrow();
+    const waited = Date.now() - t;
+    expect(waited).toBeGreaterThanOrEqual(1000);
+    expect(waited).toBeLessThan(8000);
+  });
+
   it('drops a frame over the size limit and keeps serving', async () => {
     await new Promise((r) => setTimeout(r, 1100));
     // ≈ 140 KB encoded: over the receiver's frame limit (and its attribute limit, which it
@@ -124,5 +138,32 @@ describe('per-peer limits', () => {
     // The sender allows 1 MiB; the receiver allows 64 KiB and resets the stream.
     expect(await outcome(client(node(a)).request(node(b).peerId, req))).toMatch(/^error: /);
     expect(await outcome(client(node(a)).request(node(b).peerId, params()))).toBe('ok');
+  });
+});
+
+describe('concurrent streams', () => {
+  it('refuses inbound cidx streams on one connection beyond maxInboundStreams', async () => {
+    const nodes = await startSwarm(2, { limits: { maxInboundStreams: 2 } });
+    try {
+      const [a, b] = nodes as [CidxNode, CidxNode];
+      // Two silent streams are held open by the responder (waiting for their request)…
+      const held = [
+        await a.libp2p.dialProtocol(b.peerId, INDEX_PROTOCOL),
+        await a.libp2p.dialProtocol(b.peerId, INDEX_PROTOCOL),
+      ];
+      // …so a third on the same connection is refused, and a request fails rather than queue.
+      const third = await a.libp2p
+        .dialProtocol(b.peerId, INDEX_PROTOCOL)
+        .then((s) => lpStream(s).read({ signal: AbortSignal.timeout(3000) }))
+        .then(
+          () => 'answered',
+          (e: unknown) => (e as Error).name,
+        );
+      expect(third).not.toBe('answered');
+      expect(third).not.toBe('TimeoutError');
+      for (const s of held) s.abort(new Error('done'));
+    } finally {
+      await stopAll(nodes);
+    }
   });
 });
