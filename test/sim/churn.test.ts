@@ -53,22 +53,22 @@ expect communities.findable == 1
 seed 72
 index lsh n=10 m=1 seed=continuous
 params k=5 l=3 s=5 replicas=3
-timing republish=4s ttl=12s tombstone=30s expire=1s
-dataset communities synthetic count=20 size=30 topics=4
-dataset users perturb communities count=20 keep=0.7 noise=0.1
-at 0s join 30
-at +0s create communities from=0-9 concurrency=4
-at +0s churn rate=10% per=4s spare=0-9 search=users label=during for 40s
+timing republish=3s ttl=9s tombstone=30s expire=1s
+dataset communities synthetic count=16 size=30 topics=4
+dataset users perturb communities count=12 keep=0.7 noise=0.1
+at 0s join 24
+at +0s create communities from=0-7 concurrency=4
+at +0s churn rate=10% per=3s spare=0-7 search=users label=during for 30s
 at +0s wait republish
 at +0s check findable
-expect during.search.count == 200
+expect during.search.count == 120
 expect during.search.failed == 0
 expect during.search.unresolved_rate <= 0.01
 expect communities.findable == 1
 `,
     );
-    expect(m['nodes.alive']).toBe(30);
-  }, 240_000);
+    expect(m['nodes.alive']).toBe(24);
+  }, 300_000);
 
   it("a dead owner's communities expire after the TTL; dissolved ones never come back", async () => {
     const m = await run(
@@ -93,5 +93,5 @@ expect communities.findable == 1
 `,
     );
     expect(m['communities.created']).toBe(16);
-  }, 180_000);
+  }, 240_000);
 });
