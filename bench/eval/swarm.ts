@@ -7,9 +7,10 @@
  *
  * Usage: npm run eval:swarm [-- --nodes 100 --queries 100 --kinds v150,v300,m150,interests
  *          --configs attribute,15x1,15x2,15x3,20x1,20x2,20x3]
+ *        npm run eval:swarm -- --nodes 100 --render     (redraw the table from the saved runs)
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     kinds: { type: 'string', default: 'v150,m150' },
     configs: { type: 'string', default: 'attribute,15x1,15x2,15x3,20x1,20x2,20x3' },
     one: { type: 'string' },
+    render: { type: 'boolean', default: false },
   },
 });
 const NODES = Number(values.nodes);
@@ -78,69 +80,47 @@ at +0s search users exact concurrency=4
   process.stdout.write(`${JSON.stringify({ kind, config, ms: Date.now() - t0, metrics })}\n`);
 }
 
-if (values.one !== undefined) {
-  await one(values.one);
-} else {
-  const kinds = (values.kinds as string).split(',');
-  const configs = (values.configs as string).split(',');
-  const rows: (string | number)[][] = [];
-  const raw: unknown[] = [];
-  const t0 = Date.now();
-  for (const kind of kinds) {
-    const signed = await signCommunities(loadProfiles(`communities-${kind}.jsonl`));
-    const queries = loadProfiles(`queries-${kind}.jsonl`).slice(0, QUERIES);
-    for (const config of configs) {
-      const r = spawnSync(
-        process.execPath,
-        [
-          import.meta.filename,
-          '--one',
-          `${kind}/${config}`,
-          '--nodes',
-          String(NODES),
-          '--queries',
-          String(QUERIES),
-        ],
-        { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] },
-      );
-      if (r.status !== 0) throw new Error(`${kind}/${config} failed with status ${r.status}`);
-      const res = JSON.parse(r.stdout.trim().split('\n').at(-1) as string) as {
-        ms: number;
-        metrics: Record<string, number | null>;
-      };
-      const model = summarise(runModel(indexOf(config), signed, queries, { k: 5, s: 5 }).scores);
-      raw.push({ kind, config, swarm: res, model });
-      const m = res.metrics;
-      const same =
-        m['search.top1_agreement'] === model.top1 &&
-        Math.abs((m['search.precision'] ?? -1) - model.precision) < 1e-9 &&
-        m['search.unresolved_rate'] === model.unresolved;
-      rows.push([
-        kind,
-        config === 'attribute' ? 'per attribute' : `LSH n=${config.replace('x', ' m=')}`,
-        pct(m['search.top1_agreement'] ?? 0),
-        (m['search.precision'] ?? 0).toFixed(3),
-        (m['search.mean_rel_error'] ?? 0).toFixed(3),
-        pct(m['search.unresolved_rate'] ?? 0),
-        `${pct(model.top1)} ${same ? '(same answers)' : '(differs)'}`,
-        ((m['bytes.per_search'] ?? 0) / 1024).toFixed(1),
-        (m['messages.per_search'] ?? 0).toFixed(0),
-        ((m['bytes.per_create'] ?? 0) / 1024).toFixed(1),
-        (m['messages.per_create'] ?? 0).toFixed(0),
-        (m['lookup.hops'] ?? 0).toFixed(2),
-        `${Math.round((m['memory.peak_rss_mb'] ?? 0) / 102.4) / 10} GiB`,
-        `${(res.ms / 60000).toFixed(1)} min`,
-      ]);
-      process.stderr.write(
-        `[${((Date.now() - t0) / 60000).toFixed(1)} min] ${kind}/${config}: top-1 ${m['search.top1_agreement']} (model ${model.top1})\n`,
-      );
-      writeJson(`swarm-${NODES}`, { nodes: NODES, queries: QUERIES, runs: raw });
-    }
-  }
+interface Run {
+  kind: string;
+  config: string;
+  swarm: { ms: number; metrics: Record<string, number | null> };
+  model: ReturnType<typeof summarise>;
+}
+
+/** The table of every run so far, from the saved JSON (also what `--render` redraws). */
+function render(nodes: number, queries: number, runs: Run[]): void {
+  const rows = runs.map(({ kind, config, swarm: res, model }) => {
+    const m = res.metrics;
+    const same =
+      m['search.top1_agreement'] === model.top1 &&
+      Math.abs((m['search.precision'] ?? -1) - model.precision) < 1e-9 &&
+      m['search.unresolved_rate'] === model.unresolved;
+    return [
+      kind,
+      config === 'attribute' ? 'per attribute' : `LSH n=${config.replace('x', ' m=')}`,
+      pct(m['search.top1_agreement'] ?? 0),
+      (m['search.precision'] ?? 0).toFixed(3),
+      (m['search.mean_rel_error'] ?? 0).toFixed(3),
+      pct(m['search.unresolved_rate'] ?? 0),
+      same
+        ? `${pct(model.top1)} (same scores)`
+        : `${pct(model.top1)}, precision ${model.precision.toFixed(3)}, unresolved ${pct(model.unresolved)}`,
+      ((m['bytes.per_search'] ?? 0) / 1024).toFixed(1),
+      (m['messages.per_search'] ?? 0).toFixed(0),
+      ((m['bytes.per_create'] ?? 0) / 1024).toFixed(1),
+      (m['messages.per_create'] ?? 0).toFixed(0),
+      (m['lookup.hops'] ?? 0).toFixed(2),
+      `${Math.round((m['memory.peak_rss_mb'] ?? 0) / 102.4) / 10} GiB`,
+      `${(res.ms / 60000).toFixed(1)} min`,
+    ];
+  });
+  const kinds = [...new Set(runs.map((r) => r.kind))].join(',');
+  const configs = [...new Set(runs.map((r) => r.config))].join(',');
   writeSection(
-    `swarm-${NODES}`,
-    `${NODES} nodes, the 300 communities created, the first ${QUERIES} queries searched ` +
-      `(k = 5, s = 5, 3 replicas); every protocol metered on the wire.\n\n` +
+    `swarm-${nodes}`,
+    `${nodes} nodes, the 300 communities created, the first ${queries} queries searched ` +
+      `(k = 5, s = 5, 3 replicas); every protocol metered on the wire. Run times on the ` +
+      `2-core machine, which was running other jobs at the same time.\n\n` +
       table(
         [
           'profiles',
@@ -160,7 +140,53 @@ if (values.one !== undefined) {
         ],
         rows,
       ) +
-      `\n\nRegenerate with \`npm run eval:swarm -- --nodes ${NODES} --queries ${QUERIES} ` +
-      `--kinds ${kinds.join(',')} --configs ${configs.join(',')}\` (≈ ${Math.round((Date.now() - t0) / 60000)} min).`,
+      `\n\nRegenerate with \`npm run eval:swarm -- --nodes ${nodes} --queries ${queries} ` +
+      `--kinds ${kinds} --configs ${configs}\`.`,
   );
+}
+
+if (values.one !== undefined) {
+  await one(values.one);
+} else if (values.render) {
+  const saved = JSON.parse(
+    readFileSync(
+      join(import.meta.dirname, '..', '..', 'docs', 'results', `swarm-${NODES}.json`),
+      'utf8',
+    ),
+  ) as { nodes: number; queries: number; runs: Run[] };
+  render(saved.nodes, saved.queries, saved.runs);
+} else {
+  const kinds = (values.kinds as string).split(',');
+  const configs = (values.configs as string).split(',');
+  const runs: Run[] = [];
+  const t0 = Date.now();
+  for (const kind of kinds) {
+    const signed = await signCommunities(loadProfiles(`communities-${kind}.jsonl`));
+    const queries = loadProfiles(`queries-${kind}.jsonl`).slice(0, QUERIES);
+    for (const config of configs) {
+      const r = spawnSync(
+        process.execPath,
+        [
+          import.meta.filename,
+          '--one',
+          `${kind}/${config}`,
+          '--nodes',
+          String(NODES),
+          '--queries',
+          String(QUERIES),
+        ],
+        { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      if (r.status !== 0) throw new Error(`${kind}/${config} failed with status ${r.status}`);
+      const res = JSON.parse(r.stdout.trim().split('\n').at(-1) as string) as Run['swarm'];
+      const model = summarise(runModel(indexOf(config), signed, queries, { k: 5, s: 5 }).scores);
+      runs.push({ kind, config, swarm: res, model });
+      process.stderr.write(
+        `[${((Date.now() - t0) / 60000).toFixed(1)} min] ${kind}/${config}: top-1 ${res.metrics['search.top1_agreement']} (model ${model.top1})\n`,
+      );
+      // Saved and published after every configuration: a long run's finished rows are kept.
+      writeJson(`swarm-${NODES}`, { nodes: NODES, queries: QUERIES, runs });
+      render(NODES, QUERIES, runs);
+    }
+  }
 }
