@@ -591,6 +591,26 @@ describe('JSON-RPC port of a real node under hostile requests', () => {
     expect(ms).toBeLessThan(90_000);
   }, 120_000);
 
+  it("refuses another node's community to update and dissolve, and a dissolved one to update", async () => {
+    // Owned by the other node: this node may not change it.
+    for (const method of ['community.update', 'community.dissolve']) {
+      const params =
+        method === 'community.update' ? { id: otherId, profile: GOOD } : { id: otherId };
+      expect((await call(method, params)).error.code).toBe(-32001);
+    }
+    // A community this node dissolved cannot be updated or dissolved again (its tombstone stays).
+    const id = (await call('community.create', { profile: SIMILAR })).result.id as string;
+    expect((await call('community.dissolve', { id })).result).toBeDefined();
+    expect((await call('community.update', { id, profile: GOOD })).error.code).toBeLessThan(-32000);
+    // Dissolving again is idempotent (the owner re-sends its tombstone); it revives nothing.
+    const again = await call('community.dissolve', { id });
+    expect(again.error?.code ?? 'ok').not.toBe(-32603);
+    const found = (await call('community.search', { profile: SIMILAR })).result.results as {
+      id: string;
+    }[];
+    expect(found.map((r) => r.id)).not.toContain(id);
+  });
+
   it('refuses a batch of more than 100 requests as a whole, and answers one of 100', async () => {
     const batch = (n: number) =>
       JSON.stringify(
