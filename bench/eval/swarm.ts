@@ -24,7 +24,7 @@ const { values } = parseArgs({
   options: {
     nodes: { type: 'string', default: '100' },
     queries: { type: 'string', default: '100' },
-    kinds: { type: 'string', default: 'v150,m150' },
+    kinds: { type: 'string', default: 'v150' },
     configs: { type: 'string', default: 'attribute,15x1,15x2,15x3,20x1,20x2,20x3' },
     one: { type: 'string' },
     render: { type: 'boolean', default: false },
@@ -80,6 +80,12 @@ at +0s search users exact concurrency=4
   process.stdout.write(`${JSON.stringify({ kind, config, ms: Date.now() - t0, metrics })}\n`);
 }
 
+/** `swarm-100` for the vectors, `swarm-100-m150` for other kinds: one table per run. */
+function sectionName(nodes: number, kinds: string[]): string {
+  const k = kinds.join('-');
+  return k === 'v150' ? `swarm-${nodes}` : `swarm-${nodes}-${k}`;
+}
+
 interface Run {
   kind: string;
   config: string;
@@ -89,6 +95,7 @@ interface Run {
 
 /** The table of every run so far, from the saved JSON (also what `--render` redraws). */
 function render(nodes: number, queries: number, runs: Run[]): void {
+  const name = sectionName(nodes, [...new Set(runs.map((r) => r.kind))]);
   const rows = runs.map(({ kind, config, swarm: res, model }) => {
     const m = res.metrics;
     const same =
@@ -117,7 +124,7 @@ function render(nodes: number, queries: number, runs: Run[]): void {
   const kinds = [...new Set(runs.map((r) => r.kind))].join(',');
   const configs = [...new Set(runs.map((r) => r.config))].join(',');
   writeSection(
-    `swarm-${nodes}`,
+    name,
     `${nodes} nodes, the 300 communities created, the first ${queries} queries searched ` +
       `(k = 5, s = 5, 3 replicas); every protocol metered on the wire. Run times on the ` +
       `2-core machine, which was running other jobs at the same time.\n\n` +
@@ -185,7 +192,7 @@ if (values.one !== undefined) {
         `[${((Date.now() - t0) / 60000).toFixed(1)} min] ${kind}/${config}: top-1 ${res.metrics['search.top1_agreement']} (model ${model.top1})\n`,
       );
       // Saved and published after every configuration: a long run's finished rows are kept.
-      writeJson(`swarm-${NODES}`, { nodes: NODES, queries: QUERIES, runs });
+      writeJson(sectionName(NODES, kinds), { nodes: NODES, queries: QUERIES, runs });
       render(NODES, QUERIES, runs);
     }
   }
