@@ -138,7 +138,7 @@ const chart = await writeChart('collision', {
 writeSection(
   'collision',
   `${users.length} corpus users (150-term vectors with at least ${MIN_TERMS} terms), each altered ` +
-    `to ${LEVELS.length} similarity levels: ${pairs.length} pairs per cell. Cells: measured share ` +
+    `to ${LEVELS.length} similarity levels: ${users.length} pairs per cell. Cells: measured share ` +
     `of pairs with a common identifier (theory 1 − (1 − s^m)^n, averaged over the pairs' exact s).\n\n` +
     `${sections.join('\n\n')}\n\n![measured (points) against theory (dashed), n = 20](${chart})\n\n` +
     `Regenerate with \`npm run eval:collision\` (≈ ${Math.round((Date.now() - t0) / 1000)} s).`,
