@@ -202,6 +202,51 @@ for (const kind of kinds) {
     `${(attr.indexBytes / 2 ** 20).toFixed(1)} / ${(lsh.indexBytes / 2 ** 20).toFixed(1)} (${ratio(attr.indexBytes, lsh.indexBytes)})`,
   ]);
 }
+const costChart = await writeChart('cost', {
+  $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+  data: {
+    values: kinds.flatMap((kind) =>
+      rows
+        .filter((r) => r.kind === kind && (r.n === null || (r.n === 20 && r.m === 1)))
+        .flatMap((r) => {
+          const index = r.n === null ? 'per attribute' : 'LSH n=20 m=1';
+          const kindLabel = LABEL[kind] ?? kind;
+          return [
+            {
+              kind: kindLabel,
+              index,
+              what: 'query / search',
+              kib: r.perSearch.requestBytes / 1024,
+            },
+            {
+              kind: kindLabel,
+              index,
+              what: 'replies / search',
+              kib: r.perSearch.replyBytes / 1024,
+            },
+            {
+              kind: kindLabel,
+              index,
+              what: 'store / create',
+              kib: r.perCreate.requestBytes / 1024,
+            },
+          ];
+        }),
+    ),
+  },
+  facet: { column: { field: 'what', type: 'nominal', title: null } },
+  spec: {
+    width: 200,
+    height: 160,
+    mark: 'bar',
+    encoding: {
+      y: { field: 'kind', type: 'nominal', title: null },
+      yOffset: { field: 'index' },
+      x: { field: 'kib', type: 'quantitative', title: 'KiB', scale: { type: 'log' } },
+      color: { field: 'index', type: 'nominal', title: null },
+    },
+  },
+});
 writeSection(
   'cost',
   `Per-attribute / LSH (n = 20, m = 1) and their ratio, from the same runs as the table above ` +
@@ -215,7 +260,8 @@ writeSection(
         'index MiB (one copy)',
       ],
       costRows,
-    ),
+    ) +
+    `\n\n![bytes per operation, log scale](${costChart})`,
 );
 writeSection(
   'search',

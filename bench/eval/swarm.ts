@@ -17,13 +17,23 @@ import { parseArgs } from 'node:util';
 import { runScenario } from '../../sim/runner.ts';
 import { parseScenario } from '../../sim/scenario.ts';
 import type { IndexParams } from '../../src/keys/params.ts';
-import { DATA_DIR, loadProfiles, pct, table, writeJson, writeSection } from './publish.ts';
+import {
+  DATA_DIR,
+  loadProfiles,
+  pct,
+  table,
+  writeChart,
+  writeJson,
+  writeSection,
+} from './publish.ts';
 import { runModel, signCommunities, summarise } from './swarm-model.ts';
 
 const { values } = parseArgs({
   options: {
     nodes: { type: 'string', default: '100' },
     queries: { type: 'string', default: '100' },
+    communities: { type: 'string', default: '300' },
+    heap: { type: 'string' },
     kinds: { type: 'string', default: 'v150' },
     configs: { type: 'string', default: 'attribute,15x1,15x2,15x3,20x1,20x2,20x3' },
     one: { type: 'string' },
@@ -32,6 +42,7 @@ const { values } = parseArgs({
 });
 const NODES = Number(values.nodes);
 const QUERIES = Number(values.queries);
+const COMMUNITIES = Number(values.communities);
 const SEED = 'cidx-eval';
 
 function indexOf(config: string): IndexParams {
@@ -66,7 +77,7 @@ seed 541
 ${indexLine(indexOf(config))}
 params k=5 l=3 s=5 replicas=3
 timing republish=3h ttl=6h tombstone=12h lookup=60s request=60s
-dataset communities ${join(DATA_DIR, `communities-${kind}.jsonl`)}
+dataset communities ${join(DATA_DIR, `communities-${kind}.jsonl`)} limit=${COMMUNITIES}
 dataset users ${join(DATA_DIR, `queries-${kind}.jsonl`)} limit=${QUERIES}
 at 0s join ${NODES}
 at +0s create communities concurrency=4
@@ -94,7 +105,12 @@ interface Run {
 }
 
 /** The table of every run so far, from the saved JSON (also what `--render` redraws). */
-function render(nodes: number, queries: number, runs: Run[]): void {
+async function render(
+  nodes: number,
+  queries: number,
+  runs: Run[],
+  communities = 300,
+): Promise<void> {
   const name = sectionName(nodes, [...new Set(runs.map((r) => r.kind))]);
   const rows = runs.map(({ kind, config, swarm: res, model }) => {
     const m = res.metrics;
@@ -123,9 +139,31 @@ function render(nodes: number, queries: number, runs: Run[]): void {
   });
   const kinds = [...new Set(runs.map((r) => r.kind))].join(',');
   const configs = [...new Set(runs.map((r) => r.config))].join(',');
+  const chart = await writeChart(name, {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    data: {
+      values: runs.flatMap((r) => {
+        const config =
+          r.config === 'attribute' ? 'per attribute' : `n=${r.config.replace('x', ' m=')}`;
+        return [
+          { config, source: 'swarm', top1: r.swarm.metrics['search.top1_agreement'] ?? 0 },
+          { config, source: 'loss-free model', top1: r.model.top1 },
+        ];
+      }),
+    },
+    width: 320,
+    height: 160,
+    mark: 'bar',
+    encoding: {
+      x: { field: 'config', type: 'nominal', title: null },
+      xOffset: { field: 'source' },
+      y: { field: 'top1', type: 'quantitative', title: 'top-1 agreement', axis: { format: '%' } },
+      color: { field: 'source', type: 'nominal', title: null },
+    },
+  });
   writeSection(
     name,
-    `${nodes} nodes, the 300 communities created, the first ${queries} queries searched ` +
+    `${nodes} nodes, ${communities === 300 ? 'the 300' : `the first ${communities}`} communities created, the first ${queries} queries searched ` +
       `(k = 5, s = 5, 3 replicas); every protocol metered on the wire. Run times on the ` +
       `2-core machine, which was running other jobs at the same time.\n\n` +
       table(
@@ -147,8 +185,9 @@ function render(nodes: number, queries: number, runs: Run[]): void {
         ],
         rows,
       ) +
+      `\n\n![top-1 agreement: swarm and model on the same queries](${chart})` +
       `\n\nRegenerate with \`npm run eval:swarm -- --nodes ${nodes} --queries ${queries} ` +
-      `--kinds ${kinds} --configs ${configs}\`.`,
+      `${communities === 300 ? '' : `--communities ${communities} `}--kinds ${kinds} --configs ${configs}\`.`,
   );
 }
 
@@ -160,20 +199,25 @@ if (values.one !== undefined) {
       join(import.meta.dirname, '..', '..', 'docs', 'results', `swarm-${NODES}.json`),
       'utf8',
     ),
-  ) as { nodes: number; queries: number; runs: Run[] };
-  render(saved.nodes, saved.queries, saved.runs);
+  ) as { nodes: number; queries: number; communities?: number; runs: Run[] };
+  await render(saved.nodes, saved.queries, saved.runs, saved.communities);
 } else {
   const kinds = (values.kinds as string).split(',');
   const configs = (values.configs as string).split(',');
   const runs: Run[] = [];
   const t0 = Date.now();
   for (const kind of kinds) {
-    const signed = await signCommunities(loadProfiles(`communities-${kind}.jsonl`));
+    const signed = await signCommunities(
+      loadProfiles(`communities-${kind}.jsonl`).slice(0, COMMUNITIES),
+    );
     const queries = loadProfiles(`queries-${kind}.jsonl`).slice(0, QUERIES);
     for (const config of configs) {
       const r = spawnSync(
         process.execPath,
         [
+          // Matrices are large in memory (each stored copy is a parsed profile of thousands of
+          // relations): --heap raises the child's V8 limit.
+          ...(values.heap === undefined ? [] : [`--max-old-space-size=${values.heap}`]),
           import.meta.filename,
           '--one',
           `${kind}/${config}`,
@@ -181,6 +225,8 @@ if (values.one !== undefined) {
           String(NODES),
           '--queries',
           String(QUERIES),
+          '--communities',
+          String(COMMUNITIES),
         ],
         { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] },
       );
@@ -192,8 +238,13 @@ if (values.one !== undefined) {
         `[${((Date.now() - t0) / 60000).toFixed(1)} min] ${kind}/${config}: top-1 ${res.metrics['search.top1_agreement']} (model ${model.top1})\n`,
       );
       // Saved and published after every configuration: a long run's finished rows are kept.
-      writeJson(sectionName(NODES, kinds), { nodes: NODES, queries: QUERIES, runs });
-      render(NODES, QUERIES, runs);
+      writeJson(sectionName(NODES, kinds), {
+        nodes: NODES,
+        queries: QUERIES,
+        communities: COMMUNITIES,
+        runs,
+      });
+      await render(NODES, QUERIES, runs, COMMUNITIES);
     }
   }
 }
