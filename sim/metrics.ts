@@ -59,6 +59,7 @@ export function opMetrics(
   prefix: string,
   search: OpStats,
   create: OpStats,
+  update?: OpStats,
 ): Record<string, number> {
   const m: Record<string, number> = {};
   const put = (k: string, v: number) => {
@@ -88,6 +89,15 @@ export function opMetrics(
     put('bytes.per_create', create.bytes / create.count);
     put('create.latency_p50_ms', percentile(create.latencies, 50));
     put('create.latency_p95_ms', percentile(create.latencies, 95));
+  }
+  if (update !== undefined && update.count + update.failed > 0) {
+    put('update.count', update.count);
+    put('update.failed', update.failed);
+    if (update.count > 0) {
+      put('messages.per_update', update.sends / update.count);
+      put('bytes.per_update', update.bytes / update.count);
+      put('update.latency_p50_ms', percentile(update.latencies, 50));
+    }
   }
   return m;
 }

@@ -67,7 +67,8 @@ class Run {
   readonly truth = new GroundTruth();
   readonly search = new OpStats();
   readonly create = new OpStats();
-  readonly labels = new Map<string, { search: OpStats; create: OpStats }>();
+  readonly update = new OpStats();
+  readonly labels = new Map<string, { search: OpStats; create: OpStats; update: OpStats }>();
   findable: number | undefined;
   gone: { checked: number; reappeared: number } | undefined;
   joinMs = 0;
@@ -179,12 +180,12 @@ class Run {
     return this.swarm as SimSwarm;
   }
 
-  #stats(label: string | undefined): { search: OpStats; create: OpStats }[] {
-    const out = [{ search: this.search, create: this.create }];
+  #stats(label: string | undefined): { search: OpStats; create: OpStats; update: OpStats }[] {
+    const out = [{ search: this.search, create: this.create, update: this.update }];
     if (label !== undefined) {
       let l = this.labels.get(label);
       if (l === undefined) {
-        l = { search: new OpStats(), create: new OpStats() };
+        l = { search: new OpStats(), create: new OpStats(), update: new OpStats() };
         this.labels.set(label, l);
       }
       out.push(l);
@@ -412,20 +413,29 @@ class Run {
             ).map((e) => e.profile);
     }
     let done = 0;
+    const stats = this.#stats(c.label).map((s) => s.update);
+    const swarm = this.#swarmOrFail(fail);
+    const before = swarm.meter.total();
     for (const [i, id] of ids.entries()) {
       const p = profiles[i];
       if (p === undefined || !this.#live(id)) continue;
       const com = this.communities.get(id) as Community;
       if (!com.owner.alive) continue;
+      const t = Date.now();
       try {
         await com.owner.node.update(id, p);
         com.profile = p;
         this.truth.set(id, p);
         done++;
+        for (const s of stats) {
+          s.count++;
+          s.latencies.push(Date.now() - t);
+        }
       } catch {
-        // not updated
+        for (const s of stats) s.failed++;
       }
     }
+    chargeTraffic(stats, before, swarm.meter.total());
     return `${done} updated`;
   }
 
@@ -621,9 +631,11 @@ class Run {
   }
 
   metrics(): Record<string, number> {
-    const m: Record<string, number> = { ...opMetrics('', this.search, this.create) };
+    const m: Record<string, number> = {
+      ...opMetrics('', this.search, this.create, this.update),
+    };
     for (const [label, s] of this.labels)
-      Object.assign(m, opMetrics(`${label}.`, s.search, s.create));
+      Object.assign(m, opMetrics(`${label}.`, s.search, s.create, s.update));
     const swarm = this.swarm;
     const live = swarm?.alive() ?? [];
     const loads = live.map((s) => s.node.table.stats());

@@ -25,7 +25,12 @@ dataset users perturb communities count=15 keep=0.7 noise=0.1
 at 0s join 15
 at +0s create communities concurrency=4
 at +0s search users exact
+at +0s update communities perturb keep=0.9 label=changed
 expect communities.created == 15
+expect changed.update.count == 15
+expect update.failed == 0
+expect messages.per_update > 20
+expect bytes.per_update > 2000
 expect search.top1_agreement >= 0.9
 expect search.unresolved == 0
 expect search.precision > 0.5
