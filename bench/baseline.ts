@@ -1,0 +1,137 @@
+/**
+ * npm run bench:baseline — what searches, creates and updates cost on the wire, in both index
+ * modes, on the corpus data (npm run data first): a simulated swarm creates communities from the
+ * users' 150-term vectors, searches with other users, updates every community (90% of its terms
+ * kept), and every protocol is metered. The numbers later optimisations are measured against.
+ * One child process per mode. Prints a markdown table for docs/BENCHMARKS.md.
+ *
+ * Usage: npm run bench:baseline [-- --nodes 100 --communities 60 --queries 40]
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runScenario } from '../sim/runner.ts';
+import { parseScenario } from '../sim/scenario.ts';
+import { DATA_DIR } from './eval/publish.ts';
+
+const { values } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '100' },
+    communities: { type: 'string', default: '60' },
+    queries: { type: 'string', default: '40' },
+    one: { type: 'string' },
+  },
+});
+const MODES: Record<string, string> = {
+  attribute: 'index attribute',
+  lsh: 'index lsh n=20 m=1 seed=cidx-eval',
+};
+const METRICS = [
+  'messages.per_search',
+  'bytes.per_search',
+  'messages.per_create',
+  'bytes.per_create',
+  'messages.per_update',
+  'bytes.per_update',
+  'index.entries',
+  'index.bytes',
+  'lookup.messages',
+  'lookup.count',
+  'search.count',
+  'search.top1_agreement',
+  'search.latency_p50_ms',
+  'create.latency_p50_ms',
+  'update.latency_p50_ms',
+  'time.join_ms',
+];
+
+async function one(mode: string): Promise<void> {
+  const text = `
+seed 88
+${MODES[mode]}
+params k=5 l=3 s=5 replicas=3
+timing republish=3h ttl=6h tombstone=12h lookup=60s request=60s
+dataset communities ${join(DATA_DIR, 'communities-v150.jsonl')} limit=${values.communities}
+dataset users ${join(DATA_DIR, 'queries-v150.jsonl')} limit=${values.queries}
+at 0s join ${values.nodes}
+at +0s create communities concurrency=4
+at +0s search users exact concurrency=4
+at +0s update communities perturb keep=0.9
+`;
+  const file = join(mkdtempSync(join(tmpdir(), 'cidx-baseline-')), `${mode}.scenario`);
+  writeFileSync(file, text);
+  const t0 = Date.now();
+  const report = await runScenario(parseScenario(text, file), { file, progress: false });
+  const metrics = Object.fromEntries(METRICS.map((m) => [m, report.metrics[m] ?? null]));
+  process.stdout.write(`${JSON.stringify({ mode, ms: Date.now() - t0, metrics })}\n`);
+}
+
+if (values.one !== undefined) {
+  await one(values.one);
+} else {
+  const rows: { mode: string; ms: number; metrics: Record<string, number | null> }[] = [];
+  for (const mode of Object.keys(MODES)) {
+    const r = spawnSync(
+      process.execPath,
+      [
+        import.meta.filename,
+        '--one',
+        mode,
+        '--nodes',
+        values.nodes as string,
+        '--communities',
+        values.communities as string,
+        '--queries',
+        values.queries as string,
+      ],
+      { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    if (r.status !== 0) throw new Error(`${mode} failed with status ${r.status}`);
+    rows.push(JSON.parse(r.stdout.trim().split('\n').at(-1) as string));
+    process.stderr.write(`${mode} done\n`);
+  }
+  const v = (row: (typeof rows)[number], k: string) => row.metrics[k] ?? 0;
+  const kib = (x: number) => (x / 1024).toFixed(1);
+  const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+  const out = [
+    `${values.nodes} nodes, ${values.communities} communities (corpus 150-term vectors), ` +
+      `${values.queries} searches, every community updated once; k = 5, s = 5, 3 replicas.`,
+    '',
+    line([
+      'index',
+      'msgs / search',
+      'KiB / search',
+      'keys / search × (queries per lookup + 1)',
+      'msgs / create',
+      'KiB / create',
+      'msgs / update',
+      'KiB / update',
+      'index entries',
+      'index MiB',
+      'top-1',
+    ]),
+    line(Array.from({ length: 11 }, () => '---')),
+    ...rows.map((r) => {
+      const keysPerSearch = r.mode === 'lsh' ? 20 : null;
+      const perLookup = v(r, 'lookup.messages');
+      return line([
+        r.mode === 'lsh' ? 'LSH n=20 m=1' : 'per attribute',
+        v(r, 'messages.per_search').toFixed(0),
+        kib(v(r, 'bytes.per_search')),
+        keysPerSearch === null
+          ? `|P| × ${(perLookup + 1).toFixed(1)}`
+          : `${keysPerSearch} × ${(perLookup + 1).toFixed(1)} = ${(keysPerSearch * (perLookup + 1)).toFixed(0)}`,
+        v(r, 'messages.per_create').toFixed(0),
+        kib(v(r, 'bytes.per_create')),
+        v(r, 'messages.per_update').toFixed(0),
+        kib(v(r, 'bytes.per_update')),
+        v(r, 'index.entries'),
+        (v(r, 'index.bytes') / 2 ** 20).toFixed(1),
+        `${(100 * v(r, 'search.top1_agreement')).toFixed(0)}%`,
+      ]);
+    }),
+  ];
+  process.stdout.write(`${out.join('\n')}\n\n${JSON.stringify(rows)}\n`);
+}
