@@ -7,13 +7,13 @@
  *
  * Usage: npm run bench:baseline [-- --nodes 100 --communities 60 --queries 40]
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runScenario } from '../sim/runner.ts';
 import { parseScenario } from '../sim/scenario.ts';
+import { runChild } from './child.ts';
 import { DATA_DIR } from './eval/publish.ts';
 
 const { values } = parseArgs({
@@ -73,10 +73,8 @@ if (values.one !== undefined) {
 } else {
   const rows: { mode: string; ms: number; metrics: Record<string, number | null> }[] = [];
   for (const mode of Object.keys(MODES)) {
-    const r = spawnSync(
-      process.execPath,
-      [
-        import.meta.filename,
+    rows.push(
+      runChild(import.meta.filename, [
         '--one',
         mode,
         '--nodes',
@@ -85,11 +83,8 @@ if (values.one !== undefined) {
         values.communities as string,
         '--queries',
         values.queries as string,
-      ],
-      { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] },
+      ]),
     );
-    if (r.status !== 0) throw new Error(`${mode} failed with status ${r.status}`);
-    rows.push(JSON.parse(r.stdout.trim().split('\n').at(-1) as string));
     process.stderr.write(`${mode} done\n`);
   }
   const v = (row: (typeof rows)[number], k: string) => row.metrics[k] ?? 0;

@@ -16,6 +16,12 @@ export class OpStats {
   relErrSum = 0;
   relErrN = 0;
 
+  /** One operation finished after `ms`. */
+  done(ms: number): void {
+    this.count++;
+    this.latencies.push(ms);
+  }
+
   addScore(s: SearchScore): void {
     if (!s.answerable) return;
     this.scored++;
@@ -54,7 +60,7 @@ export function gini(values: number[]): number {
   return (2 * weighted) / (n * total) - (n + 1) / n;
 }
 
-/** Search and create metrics under a prefix ('' or '<label>.'). */
+/** Search, create and update metrics under a prefix ('' or '<label>.'). */
 export function opMetrics(
   prefix: string,
   search: OpStats,
@@ -82,22 +88,18 @@ export function opMetrics(
     put('search.latency_p95_ms', percentile(search.latencies, 95));
     put('search.latency_p99_ms', percentile(search.latencies, 99));
   }
-  put('create.count', create.count);
-  put('create.failed', create.failed);
-  if (create.count > 0) {
-    put('messages.per_create', create.sends / create.count);
-    put('bytes.per_create', create.bytes / create.count);
-    put('create.latency_p50_ms', percentile(create.latencies, 50));
-    put('create.latency_p95_ms', percentile(create.latencies, 95));
-  }
-  if (update !== undefined && update.count + update.failed > 0) {
-    put('update.count', update.count);
-    put('update.failed', update.failed);
-    if (update.count > 0) {
-      put('messages.per_update', update.sends / update.count);
-      put('bytes.per_update', update.bytes / update.count);
-      put('update.latency_p50_ms', percentile(update.latencies, 50));
+  // Creates and updates are both changes: count, failures, wire cost and latency.
+  const change = (name: string, s: OpStats) => {
+    put(`${name}.count`, s.count);
+    put(`${name}.failed`, s.failed);
+    if (s.count > 0) {
+      put(`messages.per_${name}`, s.sends / s.count);
+      put(`bytes.per_${name}`, s.bytes / s.count);
+      put(`${name}.latency_p50_ms`, percentile(s.latencies, 50));
+      put(`${name}.latency_p95_ms`, percentile(s.latencies, 95));
     }
-  }
+  };
+  change('create', create);
+  if (update !== undefined && update.count + update.failed > 0) change('update', update);
   return m;
 }

@@ -299,10 +299,7 @@ class Run {
           const t = Date.now();
           try {
             const res = await owner.node.create(e.profile);
-            for (const s of stats) {
-              s.count++;
-              s.latencies.push(Date.now() - t);
-            }
+            for (const s of stats) s.done(Date.now() - t);
             return { id: res.id, owner, profile: e.profile };
           } catch {
             for (const s of stats) s.failed++;
@@ -359,8 +356,7 @@ class Run {
               : undefined;
             if (score?.unresolved) unresolved++;
             for (const s of stats) {
-              s.count++;
-              s.latencies.push(latency);
+              s.done(latency);
               if (score) s.addScore(score);
             }
           } catch {
@@ -427,10 +423,7 @@ class Run {
         com.profile = p;
         this.truth.set(id, p);
         done++;
-        for (const s of stats) {
-          s.count++;
-          s.latencies.push(Date.now() - t);
-        }
+        for (const s of stats) s.done(Date.now() - t);
       } catch {
         for (const s of stats) s.failed++;
       }

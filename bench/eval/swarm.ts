@@ -9,7 +9,6 @@
  *          --configs attribute,15x1,15x2,15x3,20x1,20x2,20x3]
  *        npm run eval:swarm -- --nodes 100 --render     (redraw the table from the saved runs)
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { runScenario } from '../../sim/runner.ts';
 import { parseScenario } from '../../sim/scenario.ts';
 import type { IndexParams } from '../../src/keys/params.ts';
+import { runChild } from '../child.ts';
 import {
   DATA_DIR,
   loadProfiles,
@@ -212,13 +212,11 @@ if (values.one !== undefined) {
     );
     const queries = loadProfiles(`queries-${kind}.jsonl`).slice(0, QUERIES);
     for (const config of configs) {
-      const r = spawnSync(
-        process.execPath,
+      // Matrices are large in memory (each stored copy is a parsed profile of thousands of
+      // relations): --heap raises the child's V8 limit.
+      const res = runChild<Run['swarm']>(
+        import.meta.filename,
         [
-          // Matrices are large in memory (each stored copy is a parsed profile of thousands of
-          // relations): --heap raises the child's V8 limit.
-          ...(values.heap === undefined ? [] : [`--max-old-space-size=${values.heap}`]),
-          import.meta.filename,
           '--one',
           `${kind}/${config}`,
           '--nodes',
@@ -228,10 +226,8 @@ if (values.one !== undefined) {
           '--communities',
           String(COMMUNITIES),
         ],
-        { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] },
+        values.heap === undefined ? [] : [`--max-old-space-size=${values.heap}`],
       );
-      if (r.status !== 0) throw new Error(`${kind}/${config} failed with status ${r.status}`);
-      const res = JSON.parse(r.stdout.trim().split('\n').at(-1) as string) as Run['swarm'];
       const model = summarise(runModel(indexOf(config), signed, queries, { k: 5, s: 5 }).scores);
       runs.push({ kind, config, swarm: res, model });
       process.stderr.write(

@@ -92,8 +92,15 @@ export class IndexServer {
     }
   }
 
+  /** Undefined while the peer is within its rate, else the ms until its next window. */
   #overLimit(peer: PeerId): number | undefined {
-    return overLimitOf(this.#rate, peer);
+    try {
+      this.#rate.consume(peer.toString());
+      return undefined;
+    } catch (err) {
+      if (err instanceof RateLimitError) return Math.max(0, Math.ceil(err.msBeforeNext));
+      throw err;
+    }
   }
 
   async #serve(stream: Stream, connection: Connection): Promise<void> {
@@ -142,17 +149,6 @@ export class IndexServer {
     } catch (err) {
       stream.abort(err as Error);
     }
-  }
-}
-
-/** Undefined while the peer is within its rate, else the ms until its next window. */
-function overLimitOf(rate: RateLimiter, peer: PeerId): number | undefined {
-  try {
-    rate.consume(peer.toString());
-    return undefined;
-  } catch (err) {
-    if (err instanceof RateLimitError) return Math.max(0, Math.ceil(err.msBeforeNext));
-    throw err;
   }
 }
 
