@@ -141,6 +141,32 @@ describe('per-peer limits', () => {
   });
 });
 
+describe('requester timeout', () => {
+  it('gives up on a peer that accepts the stream and never answers, within its timeout', async () => {
+    const nodes = await startSwarm(2);
+    try {
+      const [a, b] = nodes as [CidxNode, CidxNode];
+      // b's cidx handler is replaced by one that reads nothing and never writes.
+      await b.libp2p.unhandle(INDEX_PROTOCOL);
+      await b.libp2p.handle(INDEX_PROTOCOL, () => new Promise(() => {}));
+      const req: Request = { v: WIRE_VERSION, swarm: b.swarm.digest, t: 'params' };
+      const t = Date.now();
+      // One deadline bounds the dial, the write and the read of an exchange.
+      const err = await new IndexClient(
+        a.libp2p,
+        { timeoutMs: 1000, maxFrameBytes: 1 << 20 },
+        new Meter(),
+      )
+        .request(b.peerId, req)
+        .catch((e: unknown) => e);
+      expect((err as Error).name).toMatch(/Timeout|Abort/);
+      expect(Date.now() - t).toBeLessThan(5000);
+    } finally {
+      await stopAll(nodes);
+    }
+  });
+});
+
 describe('concurrent streams', () => {
   it('refuses inbound cidx streams on one connection beyond maxInboundStreams', async () => {
     const nodes = await startSwarm(2, { limits: { maxInboundStreams: 2 } });
