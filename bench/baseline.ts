@@ -64,7 +64,12 @@ at +0s update communities perturb keep=0.9
   writeFileSync(file, text);
   const t0 = Date.now();
   const report = await runScenario(parseScenario(text, file), { file, progress: false });
-  const metrics = Object.fromEntries(METRICS.map((m) => [m, report.metrics[m] ?? null]));
+  const metrics: Record<string, number | null> = Object.fromEntries(
+    METRICS.map((m) => [m, report.metrics[m] ?? null]),
+  );
+  // …and each operation's traffic by protocol.
+  for (const [k, v] of Object.entries(report.metrics))
+    if (/^(bytes|messages)\.per_(search|create|update)\./.test(k)) metrics[k] = v;
   process.stdout.write(`${JSON.stringify({ mode, ms: Date.now() - t0, metrics })}\n`);
 }
 

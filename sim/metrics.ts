@@ -7,6 +7,8 @@ export class OpStats {
   latencies: number[] = [];
   sends = 0;
   bytes = 0;
+  /** The same wire traffic split by protocol (short names: cidx, profiles_dht, …). */
+  byProtocol = new Map<string, { sends: number; bytes: number }>();
   // search only
   scored = 0;
   unresolved = 0;
@@ -71,6 +73,13 @@ export function opMetrics(
   const put = (k: string, v: number) => {
     if (Number.isFinite(v)) m[`${prefix}${k}`] = v;
   };
+  // Where an operation's bytes go: e.g. bytes.per_search.cidx next to bytes.per_search.profiles_dht.
+  const perProtocol = (name: string, s: OpStats) => {
+    for (const [proto, t] of s.byProtocol) {
+      put(`messages.per_${name}.${proto}`, t.sends / s.count);
+      put(`bytes.per_${name}.${proto}`, t.bytes / s.count);
+    }
+  };
   put('search.count', search.count);
   put('search.failed', search.failed);
   put('search.scored', search.scored);
@@ -84,6 +93,7 @@ export function opMetrics(
   if (search.count > 0) {
     put('messages.per_search', search.sends / search.count);
     put('bytes.per_search', search.bytes / search.count);
+    perProtocol('search', search);
     put('search.latency_p50_ms', percentile(search.latencies, 50));
     put('search.latency_p95_ms', percentile(search.latencies, 95));
     put('search.latency_p99_ms', percentile(search.latencies, 99));
@@ -95,6 +105,7 @@ export function opMetrics(
     if (s.count > 0) {
       put(`messages.per_${name}`, s.sends / s.count);
       put(`bytes.per_${name}`, s.bytes / s.count);
+      perProtocol(name, s);
       put(`${name}.latency_p50_ms`, percentile(s.latencies, 50));
       put(`${name}.latency_p95_ms`, percentile(s.latencies, 95));
     }

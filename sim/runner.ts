@@ -287,7 +287,7 @@ class Run {
     if (owners.length === 0) fail('no live node matches from=');
     const stats = this.#stats(c.label).map((s) => s.create);
     const bar = this.#bar(text, entries.length);
-    const before = swarm.meter.total();
+    const before = swarm.meter.snapshot();
     // Owners are assigned in data-set order and ids recorded in that order, whatever the
     // concurrency, so later commands (update, dissolve) see the same communities.
     const limit = pLimit(c.concurrency);
@@ -319,7 +319,7 @@ class Run {
       this.truth.set(r.id, r.profile);
     }
     bar.stop();
-    chargeTraffic(stats, before, swarm.meter.total());
+    chargeTraffic(stats, before, swarm.meter.snapshot());
     return `${entries.length} created`;
   }
 
@@ -335,7 +335,7 @@ class Run {
     const k = c.k ?? this.params.k ?? 5;
     const stats = this.#stats(c.label).map((s) => s.search);
     const bar = this.#bar(text, entries.length);
-    const before = swarm.meter.total();
+    const before = swarm.meter.snapshot();
     const limit = pLimit(c.concurrency);
     let unresolved = 0;
     await Promise.all(
@@ -367,7 +367,7 @@ class Run {
       ),
     );
     bar.stop();
-    chargeTraffic(stats, before, swarm.meter.total());
+    chargeTraffic(stats, before, swarm.meter.snapshot());
     return `${entries.length} searches${c.exact ? `, ${unresolved} unresolved` : ''}`;
   }
 
@@ -411,7 +411,7 @@ class Run {
     let done = 0;
     const stats = this.#stats(c.label).map((s) => s.update);
     const swarm = this.#swarmOrFail(fail);
-    const before = swarm.meter.total();
+    const before = swarm.meter.snapshot();
     for (const [i, id] of ids.entries()) {
       const p = profiles[i];
       if (p === undefined || !this.#live(id)) continue;
@@ -428,7 +428,7 @@ class Run {
         for (const s of stats) s.failed++;
       }
     }
-    chargeTraffic(stats, before, swarm.meter.total());
+    chargeTraffic(stats, before, swarm.meter.snapshot());
     return `${done} updated`;
   }
 
@@ -620,6 +620,7 @@ class Run {
     const l: Partial<Limits> = {};
     if (this.params.queryReplicas !== undefined) l.queryReplicas = this.params.queryReplicas;
     if (this.params.concurrency !== undefined) l.concurrency = this.params.concurrency;
+    if (this.params.seenFilter !== undefined) l.seenFilterBytes = this.params.seenFilter;
     return l;
   }
 
@@ -741,10 +742,24 @@ class Run {
 }
 
 /** Charges the wire traffic of a command (all protocols, all nodes) to its operations. */
-function chargeTraffic(stats: OpStats[], before: ProtocolTraffic, after: ProtocolTraffic): void {
-  for (const s of stats) {
-    s.sends += after.sends - before.sends;
-    s.bytes += after.bytes - before.bytes;
+function chargeTraffic(
+  stats: OpStats[],
+  before: Record<string, ProtocolTraffic>,
+  after: Record<string, ProtocolTraffic>,
+): void {
+  for (const [proto, t] of Object.entries(after)) {
+    const sends = t.sends - (before[proto]?.sends ?? 0);
+    const bytes = t.bytes - (before[proto]?.bytes ?? 0);
+    if (sends === 0 && bytes === 0) continue;
+    const short = shortProtocol(proto);
+    for (const s of stats) {
+      s.sends += sends;
+      s.bytes += bytes;
+      const p = s.byProtocol.get(short) ?? { sends: 0, bytes: 0 };
+      p.sends += sends;
+      p.bytes += bytes;
+      s.byProtocol.set(short, p);
+    }
   }
 }
 

@@ -168,6 +168,7 @@ function parseStatement(p: LineParser, datasets: Set<string>): Body {
           replicas: 'int',
           queryReplicas: 'int',
           concurrency: 'int',
+          seenFilter: 'int',
         }) as Record<string, number>,
       };
     case 'timing':

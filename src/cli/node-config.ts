@@ -47,6 +47,7 @@ export const configSchema = z.strictObject({
       maxRelations: z.number().int().min(1),
       concurrency: z.number().int().min(1),
       queryReplicas: z.number().int().min(1),
+      seenFilterBytes: z.number().int().min(0).max(8192),
       inboxCapacity: z.number().int().min(1),
       inboxFilterCells: z.number().int().min(1024),
       maxInboundStreams: z.number().int().min(1),

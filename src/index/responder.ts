@@ -5,6 +5,7 @@
 import type { Profile } from '../profile/profile.ts';
 import { hex, type IndexTable, type Outcome } from './index-table.ts';
 import type { DescriptorRecord, RankedDescriptor } from './records.ts';
+import { type SeenFilter, seenHas } from './seen-filter.ts';
 import { selectSimilar } from './select-similar.ts';
 
 /** Algorithm 4.12, GetSimilarCommunities: the k descriptors under `key` most similar to `profile`. */
@@ -16,6 +17,16 @@ export function getSimilarCommunities(
   now: number,
 ): RankedDescriptor[] {
   return selectSimilar(table.descriptors(hex(key), now), profile, k);
+}
+
+/** Splits a ranking into what the requester's filter does not hold and how many it does. */
+export function leaveOutSeen(
+  ranked: RankedDescriptor[],
+  seen: SeenFilter | undefined,
+): { kept: RankedDescriptor[]; omitted: number } {
+  if (seen === undefined) return { kept: ranked, omitted: 0 };
+  const kept = ranked.filter((r) => !seenHas(seen, r.record.id, r.record.version));
+  return { kept, omitted: ranked.length - kept.length };
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { decode, encode } from 'cborg';
 import { z } from 'zod';
+import { MAX_SEEN_BYTES, MAX_SEEN_HASHES } from '../index/seen-filter.ts';
 import type { ParseOptions } from '../profile/parse.ts';
 import { STRICT_CBOR } from './records.ts';
 import { checkWireCounts, wireProfileSchema } from './wire-profile.ts';
@@ -25,7 +26,23 @@ const base = {
 };
 
 export const requestSchema = z.discriminatedUnion('t', [
-  z.object({ ...base, t: z.literal('query'), key: dhtKey, profile: wireProfileSchema, k: count }),
+  z.object({
+    ...base,
+    t: z.literal('query'),
+    key: dhtKey,
+    profile: wireProfileSchema,
+    k: count,
+    // The requester's filter of (id, version) pairs it already holds: leave them out.
+    seen: z
+      .object({
+        k: z.number().int().min(1).max(MAX_SEEN_HASHES),
+        b: bytes.refine(
+          (b) => b.length > 0 && b.length <= MAX_SEEN_BYTES,
+          'must be 1 to 8192 bytes',
+        ),
+      })
+      .optional(),
+  }),
   z.object({ ...base, t: z.literal('store'), key: dhtKey, rec: signedSchema, s: count }),
   z.object({ ...base, t: z.literal('update'), key: dhtKey, rec: signedSchema, s: count }),
   z.object({ ...base, t: z.literal('remove'), rec: signedSchema }),
@@ -63,6 +80,8 @@ export const responseSchema = z.discriminatedUnion('ok', [
     ok: z.literal(true),
     outcome: z.string().max(32).optional(),
     recs: z.array(signedSchema).max(MAX_K).optional(),
+    /** Records of a query's top k left out because the requester's `seen` filter holds them. */
+    omitted: count.optional(),
     rec: signedSchema.optional(),
     desc: signedSchema.optional(),
     tomb: signedSchema.optional(),

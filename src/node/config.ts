@@ -1,3 +1,4 @@
+import { MAX_SEEN_BYTES } from '../index/seen-filter.ts';
 import type { SwarmParams } from '../index/swarm.ts';
 import { ParamsError } from '../keys/params.ts';
 import type { LookupStats } from '../net/closest.ts';
@@ -31,6 +32,11 @@ export interface Limits {
   concurrency: number;
   /** Replicas asked per key on a search (the closest that answer). */
   queryReplicas: number;
+  /**
+   * Largest filter of already collected descriptors a search attaches to its queries (bytes,
+   * at most 8192; 0: none). Peers leave those descriptors out of their answers.
+   */
+  seenFilterBytes: number;
   inboxCapacity: number;
   /** Cells (bytes) of the inbox's duplicate filter (default 2^20). */
   inboxFilterCells: number;
@@ -60,6 +66,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxRelations: 131_072,
   concurrency: 8,
   queryReplicas: 1,
+  seenFilterBytes: MAX_SEEN_BYTES,
   inboxCapacity: 10_000,
   inboxFilterCells: 1 << 20,
   maxInboundStreams: 256,
@@ -108,9 +115,19 @@ export function resolveTiming(t: Partial<Timing> = {}): Timing {
 export function resolveLimits(l: Partial<Limits> = {}): Limits {
   const out = { ...DEFAULT_LIMITS, ...l };
   for (const [k, v] of Object.entries(out)) {
+    if (k === 'seenFilterBytes') continue;
     if (!Number.isInteger(v) || v < 1)
       throw new ParamsError(`limits.${k}`, 'must be an integer >= 1');
   }
+  if (
+    !Number.isInteger(out.seenFilterBytes) ||
+    out.seenFilterBytes < 0 ||
+    out.seenFilterBytes > MAX_SEEN_BYTES
+  )
+    throw new ParamsError(
+      'limits.seenFilterBytes',
+      `must be an integer from 0 to ${MAX_SEEN_BYTES}`,
+    );
   if (out.maxFrameBytes < 4096)
     throw new ParamsError('limits.maxFrameBytes', 'must be at least 4096');
   return out;

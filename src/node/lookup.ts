@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
 import type { ContactsRecord, DescriptorRecord, RankedDescriptor } from '../index/records.ts';
+import { buildSeenFilter, type SeenFilter } from '../index/seen-filter.ts';
 import { compareRanked } from '../index/select-similar.ts';
 import { communityAddressKey } from '../keys/rehash.ts';
 import { blobFromWire, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
@@ -9,41 +10,78 @@ import { similarity } from '../profile/similarity.ts';
 import type { NodeContext } from './context.ts';
 
 /**
- * Verifies the descriptors peers returned and ranks them against a profile at the requester
- * (the second filtering step of the thesis): duplicates merged, the newest version of each
- * community kept, similarity computed here — never taken from the responder — and `excludeId`
- * left out. Records that fail verification are dropped: a hostile peer cannot inject one.
+ * The descriptors peers returned to one operation, verified as they arrive (the second
+ * filtering step of the thesis happens in `rank`): duplicates merged, the newest version of each
+ * community kept, `excludeId` left out. Records that fail verification are dropped — a hostile
+ * peer cannot inject one, nor, since only verified pairs enter `seenFilter`, make other peers
+ * leave out a genuine record.
  */
+export class ReturnedDescriptors {
+  readonly #ctx: NodeContext;
+  readonly #excludeId: string | undefined;
+  readonly #signatures = new Set<string>();
+  readonly #newest = new Map<string, DescriptorRecord>();
+
+  constructor(ctx: NodeContext, excludeId?: string) {
+    this.#ctx = ctx;
+    this.#excludeId = excludeId;
+  }
+
+  get size(): number {
+    return this.#newest.size;
+  }
+
+  async add(blobs: WireSigned[]): Promise<void> {
+    const fresh: WireSigned[] = [];
+    for (const b of blobs) {
+      const sig = Buffer.from(b.s).toString('base64');
+      if (this.#signatures.has(sig)) continue;
+      this.#signatures.add(sig);
+      fresh.push(b);
+    }
+    const limit = pLimit(32);
+    await Promise.all(
+      fresh.map((b) =>
+        limit(async () => {
+          try {
+            const rec = await openRecord(blobFromWire(b), this.#ctx.profileLimits);
+            if (rec.kind !== 'descriptor' || rec.id === this.#excludeId) return;
+            const cur = this.#newest.get(rec.id);
+            if (cur === undefined || cur.version < rec.version) this.#newest.set(rec.id, rec);
+          } catch {
+            // an unverifiable record is not a result
+          }
+        }),
+      ),
+    );
+  }
+
+  /** A filter of every verified (id, version) held, for peers to leave out; null if none. */
+  seenFilter(maxBytes: number): SeenFilter | null {
+    return maxBytes === 0 ? null : buildSeenFilter(this.#newest.values(), maxBytes);
+  }
+
+  /** Similarity computed here — never taken from the responder — best first, zeros dropped. */
+  rank(profile: Profile): RankedDescriptor[] {
+    const ranked: RankedDescriptor[] = [];
+    for (const record of this.#newest.values()) {
+      const s = similarity(profile, record.profile);
+      if (s > 0) ranked.push({ record, similarity: s });
+    }
+    return ranked.sort(compareRanked);
+  }
+}
+
+/** Verifies and ranks a batch of returned descriptors at once (see ReturnedDescriptors). */
 export async function rankReturned(
   ctx: NodeContext,
   blobs: WireSigned[],
   profile: Profile,
   excludeId?: string,
 ): Promise<RankedDescriptor[]> {
-  const unique = new Map<string, WireSigned>();
-  for (const b of blobs) unique.set(Buffer.from(b.s).toString('base64'), b);
-  const newest = new Map<string, DescriptorRecord>();
-  const limit = pLimit(32);
-  await Promise.all(
-    [...unique.values()].map((b) =>
-      limit(async () => {
-        try {
-          const rec = await openRecord(blobFromWire(b), ctx.profileLimits);
-          if (rec.kind !== 'descriptor' || rec.id === excludeId) return;
-          const cur = newest.get(rec.id);
-          if (cur === undefined || cur.version < rec.version) newest.set(rec.id, rec);
-        } catch {
-          // an unverifiable record is not a result
-        }
-      }),
-    ),
-  );
-  const ranked: RankedDescriptor[] = [];
-  for (const record of newest.values()) {
-    const s = similarity(profile, record.profile);
-    if (s > 0) ranked.push({ record, similarity: s });
-  }
-  return ranked.sort(compareRanked);
+  const got = new ReturnedDescriptors(ctx, excludeId);
+  await got.add(blobs);
+  return got.rank(profile);
 }
 
 export interface CommunityEntry {

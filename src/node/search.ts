@@ -4,12 +4,12 @@
  */
 import pLimit from 'p-limit';
 import { indexKeys } from '../keys/index-keys.ts';
-import { WIRE_VERSION, type WireSigned } from '../net/codec.ts';
+import { WIRE_VERSION } from '../net/codec.ts';
 import { profileToWire } from '../net/wire-profile.ts';
 import { interests } from '../profile/interests.ts';
 import type { Profile } from '../profile/profile.ts';
 import type { NodeContext } from './context.ts';
-import { lookupCommunity, rankReturned } from './lookup.ts';
+import { lookupCommunity, ReturnedDescriptors } from './lookup.ts';
 
 export interface CommunityResult {
   id: string;
@@ -34,26 +34,38 @@ export async function searchCommunities(
   const keys = indexKeys(profile, ctx.swarm.params.index);
   const wire = profileToWire(profile);
   const limit = pLimit(ctx.limits.concurrency);
-  const blobs: WireSigned[] = [];
+  const got = new ReturnedDescriptors(ctx);
   const errors: unknown[] = [];
   await Promise.all(
     keys.map((key) =>
       limit(async () => {
         try {
+          // What earlier keys returned goes along as a filter: peers leave it out (the same
+          // communities sit under many of a profile's keys).
+          const seen = got.seenFilter(ctx.limits.seenFilterBytes);
           const answers = await ctx.router.ask(
             'profiles',
             key,
-            { v: WIRE_VERSION, swarm: ctx.swarm.digest, t: 'query', key, profile: wire, k },
+            {
+              v: WIRE_VERSION,
+              swarm: ctx.swarm.digest,
+              t: 'query',
+              key,
+              profile: wire,
+              k,
+              ...(seen === null ? {} : { seen: { k: seen.k, b: seen.bits } }),
+            },
             ctx.limits.queryReplicas,
             undefined,
             // Under churn the closest peer may have just joined and hold nothing yet: an empty
             // answer sends the query on to the next replica (an empty key costs `replicas` asks).
+            // Records left out because we hold them count as an answer.
             {
-              counts: (a) => (a.res.recs?.length ?? 0) > 0,
+              counts: (a) => (a.res.recs?.length ?? 0) + (a.res.omitted ?? 0) > 0,
               maxPeers: Math.max(ctx.limits.queryReplicas, ctx.swarm.params.replicas),
             },
           );
-          for (const a of answers) blobs.push(...(a.res.recs ?? []));
+          await got.add(answers.flatMap((a) => a.res.recs ?? []));
         } catch (err) {
           errors.push(err);
         }
@@ -61,7 +73,7 @@ export async function searchCommunities(
     ),
   );
   if (errors.length === keys.length) throw errors[0];
-  const ranked = await rankReturned(ctx, blobs, profile);
+  const ranked = got.rank(profile);
   const out: CommunityResult[] = [];
   // Contacts are fetched for the best candidates only, a batch at a time, skipping dissolved ones.
   for (let i = 0; i < ranked.length && out.length < k; ) {

@@ -1,5 +1,5 @@
 import type { PeerId } from '@libp2p/interface';
-import { getSimilarCommunities } from '../../index/responder.ts';
+import { getSimilarCommunities, leaveOutSeen } from '../../index/responder.ts';
 import { blobToWire, fitToFrame, type Request, type Response } from '../codec.ts';
 import { type Handler, ok } from '../server.ts';
 import { profileFromWire } from '../wire-profile.ts';
@@ -15,11 +15,16 @@ export class QueryHandler implements Handler<'query'> {
   async handle(_from: PeerId, req: Extract<Request, { t: 'query' }>): Promise<Response> {
     const profile = profileFromWire(req.profile, this.#c.profileLimits);
     const ranked = getSimilarCommunities(this.#c.table, req.key, profile, req.k, this.#c.now());
-    return ok({
-      recs: fitToFrame(
-        ranked.map((r) => blobToWire(r.record.blob)),
-        this.#c.responseBudget,
-      ),
-    });
+    // The top k is chosen first and only then are the requester's records left out: it gets
+    // exactly the candidates it would have got, minus what it already has.
+    const { kept, omitted } = leaveOutSeen(
+      ranked,
+      req.seen === undefined ? undefined : { k: req.seen.k, bits: req.seen.b },
+    );
+    const recs = fitToFrame(
+      kept.map((r) => blobToWire(r.record.blob)),
+      this.#c.responseBudget,
+    );
+    return ok(omitted > 0 ? { recs, omitted } : { recs });
   }
 }
