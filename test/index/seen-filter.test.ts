@@ -5,6 +5,7 @@ import {
   buildSeenFilter,
   MAX_SEEN_BYTES,
   SEEN_FALSE_POSITIVE_RATE,
+  type SeenFilter,
   seenFalsePositiveRate,
   seenFilterSize,
   seenHas,
@@ -23,7 +24,7 @@ describe('seen filter', () => {
         (items) => {
           const f = buildSeenFilter(items.map(([i, v]) => ({ id: id(i), version: v })));
           expect(f).not.toBeNull();
-          for (const [i, v] of items) expect(seenHas(f!, id(i), v)).toBe(true);
+          for (const [i, v] of items) expect(seenHas(f as SeenFilter, id(i), v)).toBe(true);
         },
       ),
       { numRuns: 200 },
@@ -40,7 +41,9 @@ describe('seen filter', () => {
 
   it('measures at most about 0.1% false positives on 200,000 absent items', () => {
     const n = 200;
-    const f = buildSeenFilter(Array.from({ length: n }, (_, i) => ({ id: id(i), version: 1 })))!;
+    const f = buildSeenFilter(
+      Array.from({ length: n }, (_, i) => ({ id: id(i), version: 1 })),
+    ) as SeenFilter;
     let fp = 0;
     const trials = 200_000;
     // Absent: other ids, and the held ids at another version (a newer record must pass).
@@ -73,7 +76,7 @@ describe('seen filter', () => {
     const f = buildSeenFilter([
       { id: id(1), version: 2 }, // an older version: the newer one must still be sent
       { id: id(2), version: 1 },
-    ])!;
+    ]) as SeenFilter;
     const { kept, omitted } = leaveOutSeen(ranked, f);
     expect(kept.map((r) => (r.record as { id: string }).id)).toEqual([id(1), id(3)]);
     expect(omitted).toBe(1);
