@@ -21,6 +21,8 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '100' },
     communities: { type: 'string', default: '60' },
     queries: { type: 'string', default: '40' },
+    // More `params` settings (e.g. "brief=0 seenFilter=0" for the first protocol).
+    params: { type: 'string', default: '' },
     one: { type: 'string' },
   },
 });
@@ -51,7 +53,7 @@ async function one(mode: string): Promise<void> {
   const text = `
 seed 88
 ${MODES[mode]}
-params k=5 l=3 s=5 replicas=3
+params k=5 l=3 s=5 replicas=3 ${values.params}
 timing republish=3h ttl=6h tombstone=12h lookup=60s request=60s
 dataset communities ${join(DATA_DIR, 'communities-v150.jsonl')} limit=${values.communities}
 dataset users ${join(DATA_DIR, 'queries-v150.jsonl')} limit=${values.queries}
@@ -88,6 +90,8 @@ if (values.one !== undefined) {
         values.communities as string,
         '--queries',
         values.queries as string,
+        '--params',
+        values.params as string,
       ]),
     );
     process.stderr.write(`${mode} done\n`);

@@ -5,6 +5,7 @@
  * metrics as they stand when reached.
  */
 import { cpus } from 'node:os';
+import type { KadDHTInit } from '@libp2p/kad-dht';
 import cliProgress from 'cli-progress';
 import pLimit from 'p-limit';
 import type { SwarmParams } from '../src/index/swarm.ts';
@@ -207,6 +208,7 @@ class Run {
             swarm: this.#swarmParams(),
             timing: this.timing,
             limits: this.#limits(),
+            dht: this.#dht(),
           },
           new Rng(this.#opts.seed ?? this.seed, 'swarm'),
         );
@@ -616,11 +618,21 @@ class Run {
     return p;
   }
 
+  /** params bucket= alpha= paths=: kad-dht's k, alpha and disjoint paths, for experiments. */
+  #dht(): Partial<KadDHTInit> {
+    const d: Partial<KadDHTInit> = {};
+    if (this.params.bucket !== undefined) d.kBucketSize = this.params.bucket;
+    if (this.params.alpha !== undefined) d.alpha = this.params.alpha;
+    if (this.params.paths !== undefined) d.disjointPaths = this.params.paths;
+    return d;
+  }
+
   #limits(): Partial<Limits> {
     const l: Partial<Limits> = {};
     if (this.params.queryReplicas !== undefined) l.queryReplicas = this.params.queryReplicas;
     if (this.params.concurrency !== undefined) l.concurrency = this.params.concurrency;
     if (this.params.seenFilter !== undefined) l.seenFilterBytes = this.params.seenFilter;
+    if (this.params.brief !== undefined) l.briefReplies = this.params.brief;
     return l;
   }
 

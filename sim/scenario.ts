@@ -169,6 +169,10 @@ function parseStatement(p: LineParser, datasets: Set<string>): Body {
           queryReplicas: 'int',
           concurrency: 'int',
           seenFilter: 'int',
+          brief: 'int',
+          bucket: 'int',
+          alpha: 'int',
+          paths: 'int',
         }) as Record<string, number>,
       };
     case 'timing':

@@ -1,3 +1,4 @@
+import type { KadDHTInit } from '@libp2p/kad-dht';
 /**
  * The simulated swarm: real CidxNode instances over the memory transport (plaintext inside the
  * process), started and stopped by the scenario. Nothing is mocked: the code under test is the
@@ -28,6 +29,8 @@ export interface SwarmConfig {
   limits: Partial<Limits>;
   /** Peers each joining node bootstraps to (default 3). */
   bootstrapPeers?: number;
+  /** kad-dht settings other than the node's defaults (both DHTs). */
+  dht?: Partial<KadDHTInit>;
 }
 
 export class SimSwarm {
@@ -84,6 +87,7 @@ export class SimSwarm {
       // 1 MiB duplicate filters on thousands of nodes would be most of the memory of a run.
       limits: { inboxCapacity: 1000, inboxFilterCells: 1 << 14, ...this.#config.limits },
       simulation: true,
+      ...(this.#config.dht === undefined ? {} : { dht: this.#config.dht }),
       metrics: this.meter.component,
       onLookup: (_dht, s: LookupStats) => {
         this.lookups.count++;

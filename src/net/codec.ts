@@ -32,6 +32,8 @@ export const requestSchema = z.discriminatedUnion('t', [
     key: dhtKey,
     profile: wireProfileSchema,
     k: count,
+    // Brief: answer with (id, version, similarity) summaries instead of the signed records.
+    brief: z.literal(true).optional(),
     // The requester's filter of (id, version) pairs it already holds: leave them out.
     seen: z
       .object({
@@ -43,6 +45,8 @@ export const requestSchema = z.discriminatedUnion('t', [
       })
       .optional(),
   }),
+  // Does this node hold anything under the key? (A search's cheap second ask after an empty answer.)
+  z.object({ ...base, t: z.literal('probe'), key: dhtKey }),
   z.object({ ...base, t: z.literal('store'), key: dhtKey, rec: signedSchema, s: count }),
   z.object({ ...base, t: z.literal('update'), key: dhtKey, rec: signedSchema, s: count }),
   z.object({ ...base, t: z.literal('remove'), rec: signedSchema }),
@@ -80,6 +84,19 @@ export const responseSchema = z.discriminatedUnion('ok', [
     ok: z.literal(true),
     outcome: z.string().max(32).optional(),
     recs: z.array(signedSchema).max(MAX_K).optional(),
+    /** A brief query's answer: its top k as summaries, best first. */
+    sums: z
+      .array(
+        z.object({
+          id: bytes.refine((b) => b.length === 32, 'must be 32 bytes'),
+          v: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+          sim: z.number().min(0).max(1e9),
+        }),
+      )
+      .max(MAX_K)
+      .optional(),
+    /** A probe's answer: live descriptors held under the key. */
+    held: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
     /** Records of a query's top k left out because the requester's `seen` filter holds them. */
     omitted: count.optional(),
     rec: signedSchema.optional(),

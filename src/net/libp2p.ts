@@ -65,9 +65,12 @@ function dhtInit(
     allowQueryWithZeroPeers: true,
     // kad-dht's defaults (k = 20, alpha = disjoint paths = 10) make every lookup in a small
     // swarm query all of it; cidx needs only the few closest peers of a key (replicas, 3 by
-    // default, plus failover). k = 8 as in BitTorrent's DHT, alpha = 3 as in the Kademlia paper:
-    // a lookup on a 20-node in-process swarm went from 64 ms to 17 ms (docs/BENCHMARKS.md).
-    kBucketSize: 8,
+    // default, plus failover). alpha = 3 as in the Kademlia paper. k = 4 (replicas + 1): a lookup
+    // queries at least its k starting peers, and every answer lists k peers, so k sets most of a
+    // lookup's cost — on a 100-node swarm k = 8 → 4 took lookups from 9.1 to 5.0 queries and
+    // ProfilesDHT bytes per search from 101 to 29 KiB, with the same search results
+    // (docs/BENCHMARKS.md, bench:baseline). A node with more replicas asks for more (node.ts).
+    kBucketSize: 4,
     alpha: 3,
     datastorePrefix: `/dht-${name}`,
     logPrefix: `libp2p:dht-${name}`,

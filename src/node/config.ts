@@ -37,6 +37,11 @@ export interface Limits {
    * at most 8192; 0: none). Peers leave those descriptors out of their answers.
    */
   seenFilterBytes: number;
+  /**
+   * Searches ask for brief answers (id, version, similarity) and fetch the descriptors of the
+   * best candidates only, from AddressesDHT with their contacts (1: yes, 0: full records).
+   */
+  briefReplies: number;
   inboxCapacity: number;
   /** Cells (bytes) of the inbox's duplicate filter (default 2^20). */
   inboxFilterCells: number;
@@ -67,6 +72,7 @@ export const DEFAULT_LIMITS: Limits = {
   concurrency: 8,
   queryReplicas: 1,
   seenFilterBytes: MAX_SEEN_BYTES,
+  briefReplies: 1,
   inboxCapacity: 10_000,
   inboxFilterCells: 1 << 20,
   maxInboundStreams: 256,
@@ -115,7 +121,7 @@ export function resolveTiming(t: Partial<Timing> = {}): Timing {
 export function resolveLimits(l: Partial<Limits> = {}): Limits {
   const out = { ...DEFAULT_LIMITS, ...l };
   for (const [k, v] of Object.entries(out)) {
-    if (k === 'seenFilterBytes') continue;
+    if (k === 'seenFilterBytes' || k === 'briefReplies') continue;
     if (!Number.isInteger(v) || v < 1)
       throw new ParamsError(`limits.${k}`, 'must be an integer >= 1');
   }
@@ -128,6 +134,8 @@ export function resolveLimits(l: Partial<Limits> = {}): Limits {
       'limits.seenFilterBytes',
       `must be an integer from 0 to ${MAX_SEEN_BYTES}`,
     );
+  if (out.briefReplies !== 0 && out.briefReplies !== 1)
+    throw new ParamsError('limits.briefReplies', 'must be 0 or 1');
   if (out.maxFrameBytes < 4096)
     throw new ParamsError('limits.maxFrameBytes', 'must be at least 4096');
   return out;

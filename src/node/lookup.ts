@@ -56,6 +56,11 @@ export class ReturnedDescriptors {
     );
   }
 
+  /** The newest verified descriptor of a community, if one arrived. */
+  get(id: string): DescriptorRecord | undefined {
+    return this.#newest.get(id);
+  }
+
   /** A filter of every verified (id, version) held, for peers to leave out; null if none. */
   seenFilter(maxBytes: number): SeenFilter | null {
     return maxBytes === 0 ? null : buildSeenFilter(this.#newest.values(), maxBytes);

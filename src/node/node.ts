@@ -168,14 +168,21 @@ export class CidxNode extends EventEmitter<NodeEvents> {
    * live on disk, and whatever the store held is loaded back.
    */
   static async create(opts: NodeOptions, storage?: NodeStorage): Promise<CidxNode> {
-    resolveSwarm(opts.swarm);
+    const { params } = resolveSwarm(opts.swarm);
     resolveTiming(opts.timing);
     resolveLimits(opts.limits);
+    // A lookup returns kad-dht's k closest peers: at least the replicas plus one for failover.
+    const dht = { kBucketSize: Math.max(4, params.replicas + 1), ...opts.dht };
     const privateKey =
       opts.privateKey ?? (await storage?.identity()) ?? (await generateKeyPair('Ed25519'));
     const owned = (await storage?.ownedStore()) ?? new MemoryOwnedStore();
     const datastore = storage?.datastore ?? opts.datastore;
-    const libp2p = await createHost({ ...opts, privateKey, ...(datastore ? { datastore } : {}) });
+    const libp2p = await createHost({
+      ...opts,
+      dht,
+      privateKey,
+      ...(datastore ? { datastore } : {}),
+    });
     const node = new CidxNode(libp2p, privateKey, opts, owned, storage);
     if (storage !== undefined) {
       await storage.loadTable(node.table);

@@ -99,7 +99,8 @@ export class Router {
    * exist). `enough` may stop early (e.g. a read that found its record). With `counts`, only
    * answers it accepts count towards `want`, and at most `maxPeers` peers are asked: a search
    * passes on from a peer that answered empty-handed (a node that just took over the key and
-   * holds nothing yet) to the next replica. Throws NetworkError when nobody answered,
+   * holds nothing yet) to the next replica; `next`, when given, is the request those later
+   * peers get instead of `req` (e.g. a cheap probe). Throws NetworkError when nobody answered,
    * SwarmMismatchError when everyone who answered runs other parameters.
    */
   async ask(
@@ -108,7 +109,7 @@ export class Router {
     req: Request,
     want: number,
     enough: (answers: Answer[]) => boolean = () => false,
-    opts: { counts?: (a: Answer) => boolean; maxPeers?: number } = {},
+    opts: { counts?: (a: Answer) => boolean; maxPeers?: number; next?: Request } = {},
   ): Promise<Answer[]> {
     const all = await this.candidates(dht, key);
     const peers = opts.maxPeers === undefined ? all : all.slice(0, opts.maxPeers);
@@ -121,8 +122,9 @@ export class Router {
     let next = 0;
     while (useful < want && next < peers.length && !enough(answers)) {
       const batch = peers.slice(next, next + (want - useful));
+      const sent = next === 0 ? req : (opts.next ?? req);
       next += batch.length;
-      const results = await Promise.allSettled(batch.map((p) => this.send(p, req)));
+      const results = await Promise.allSettled(batch.map((p) => this.send(p, sent)));
       results.forEach((r, i) => {
         if (r.status === 'fulfilled') {
           const a = { peer: batch[i] as PeerId, res: r.value };

@@ -2,12 +2,16 @@
  * Search and join: thesis algorithms 3.1, 4.5, 4.6 and 4.17 (one interest), 4.22 and 4.23
  * (one result per interest), for both index modes.
  */
+
+import type { PeerId } from '@libp2p/interface';
 import pLimit from 'p-limit';
+import type { DescriptorRecord } from '../index/records.ts';
 import { indexKeys } from '../keys/index-keys.ts';
-import { WIRE_VERSION } from '../net/codec.ts';
+import { type Request, WIRE_VERSION } from '../net/codec.ts';
 import { profileToWire } from '../net/wire-profile.ts';
 import { interests } from '../profile/interests.ts';
 import type { Profile } from '../profile/profile.ts';
+import { similarity as similarityOf } from '../profile/similarity.ts';
 import type { NodeContext } from './context.ts';
 import { lookupCommunity, ReturnedDescriptors } from './lookup.ts';
 
@@ -25,46 +29,70 @@ export interface CommunityResult {
  * profile, in parallel with bounded concurrency, sending the profile along; merge, verify and
  * re-rank what the queried nodes returned; take the best k that are not dissolved, with their
  * contact peers from AddressesDHT.
+ *
+ * With brief replies (the default) the queried nodes answer with (id, version, similarity)
+ * summaries, and only the best candidates' descriptors travel: AddressesDHT returns each with
+ * its contacts, which the search fetched anyway. The similarity is still computed here from
+ * the verified descriptor, never taken from a responder (see `verifyBest`).
  */
 export async function searchCommunities(
   ctx: NodeContext,
   profile: Profile,
   k: number,
 ): Promise<CommunityResult[]> {
+  const brief = ctx.limits.briefReplies === 1;
   const keys = indexKeys(profile, ctx.swarm.params.index);
   const wire = profileToWire(profile);
   const limit = pLimit(ctx.limits.concurrency);
   const got = new ReturnedDescriptors(ctx);
+  const claims = new Map<string, Claim>();
   const errors: unknown[] = [];
   await Promise.all(
     keys.map((key) =>
       limit(async () => {
         try {
           // What earlier keys returned goes along as a filter: peers leave it out (the same
-          // communities sit under many of a profile's keys).
-          const seen = got.seenFilter(ctx.limits.seenFilterBytes);
+          // communities sit under many of a profile's keys). Summaries are too small to filter.
+          const seen = brief ? null : got.seenFilter(ctx.limits.seenFilterBytes);
+          const query: Request = {
+            v: WIRE_VERSION,
+            swarm: ctx.swarm.digest,
+            t: 'query',
+            key,
+            profile: wire,
+            k,
+            ...(brief ? { brief: true as const } : {}),
+            ...(seen === null ? {} : { seen: { k: seen.k, b: seen.bits } }),
+          };
           const answers = await ctx.router.ask(
             'profiles',
             key,
-            {
-              v: WIRE_VERSION,
-              swarm: ctx.swarm.digest,
-              t: 'query',
-              key,
-              profile: wire,
-              k,
-              ...(seen === null ? {} : { seen: { k: seen.k, b: seen.bits } }),
-            },
+            query,
             ctx.limits.queryReplicas,
             undefined,
             // Under churn the closest peer may have just joined and hold nothing yet: an empty
-            // answer sends the query on to the next replica (an empty key costs `replicas` asks).
-            // Records left out because we hold them count as an answer.
+            // answer sends the search on to the next replica — with a probe (the key alone), as
+            // most empty answers come from keys nobody stored anything under; the query
+            // follows only to a replica that holds something. Records left out because we
+            // hold them count as an answer.
             {
-              counts: (a) => (a.res.recs?.length ?? 0) + (a.res.omitted ?? 0) > 0,
+              counts: (a) =>
+                (a.res.recs?.length ?? 0) +
+                  (a.res.sums?.length ?? 0) +
+                  (a.res.omitted ?? 0) +
+                  (a.res.held ?? 0) >
+                0,
               maxPeers: Math.max(ctx.limits.queryReplicas, ctx.swarm.params.replicas),
+              next: { v: WIRE_VERSION, swarm: ctx.swarm.digest, t: 'probe', key },
             },
           );
+          for (const [i, a] of answers.entries()) {
+            if ((a.res.held ?? 0) > 0)
+              answers[i] = { peer: a.peer, res: await ctx.router.send(a.peer, query) };
+          }
+          for (const a of answers) {
+            for (const s of a.res.sums ?? []) addClaim(claims, s, { peer: a.peer, query });
+          }
           await got.add(answers.flatMap((a) => a.res.recs ?? []));
         } catch (err) {
           errors.push(err);
@@ -73,6 +101,7 @@ export async function searchCommunities(
     ),
   );
   if (errors.length === keys.length) throw errors[0];
+  if (brief) return verifyBest(ctx, profile, k, claims);
   const ranked = got.rank(profile);
   const out: CommunityResult[] = [];
   // Contacts are fetched for the best candidates only, a batch at a time, skipping dissolved ones.
@@ -95,6 +124,111 @@ export async function searchCommunities(
     });
   }
   return out.slice(0, k);
+}
+
+/** Who made a claim, and the query it answered (asked again in full if need be). */
+interface ClaimSource {
+  peer: PeerId;
+  query: Request;
+}
+
+/** What responders said of one community: its newest version and best similarity. */
+interface Claim {
+  id: string;
+  version: number;
+  sim: number;
+  source: ClaimSource;
+}
+
+function addClaim(
+  claims: Map<string, Claim>,
+  s: { id: Uint8Array; v: number; sim: number },
+  source: ClaimSource,
+) {
+  const id = Buffer.from(s.id).toString('hex');
+  const cur = claims.get(id);
+  if (cur === undefined) claims.set(id, { id, version: s.v, sim: s.sim, source });
+  else {
+    cur.version = Math.max(cur.version, s.v);
+    cur.sim = Math.max(cur.sim, s.sim);
+  }
+}
+
+/** The claimed descriptor, from the claiming peer's full answer to the same query (verified). */
+async function askInFull(ctx: NodeContext, c: Claim): Promise<DescriptorRecord | undefined> {
+  if (c.source.query.t !== 'query') return undefined;
+  const { brief: _, ...full } = c.source.query;
+  try {
+    const res = await ctx.router.send(c.source.peer, full);
+    const got = new ReturnedDescriptors(ctx);
+    await got.add(res.recs ?? []);
+    return got.get(c.id);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Fetches per brief search at most this many times k descriptors: inflated claims cost little. */
+const MAX_FETCH_FACTOR = 4;
+
+/**
+ * The second filtering step for brief answers: fetch the candidates in order of claimed
+ * similarity from AddressesDHT (descriptor and contacts, verified), compute each similarity
+ * here, and stop once k are held and the k-th is at least as similar as the best claim not
+ * fetched yet. Honest responders compute the same similarity from the same profile, so this
+ * fetches k descriptors (plus dissolved ones) and returns what full answers would have given.
+ * A responder that inflates a claim makes the search fetch one more descriptor, never rank it
+ * higher. A candidate whose AddressesDHT entry cannot be found (under churn its holders may
+ * have left) is asked of the peer that claimed it, in full: it is returned as full answers
+ * would have returned it, without contacts.
+ */
+async function verifyBest(
+  ctx: NodeContext,
+  profile: Profile,
+  k: number,
+  claims: Map<string, Claim>,
+): Promise<CommunityResult[]> {
+  const order = [...claims.values()].sort(
+    (a, b) => b.sim - a.sim || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  const held: CommunityResult[] = [];
+  const byRank = (a: CommunityResult, b: CommunityResult) =>
+    b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  let next = 0;
+  const budget = Math.min(order.length, k * MAX_FETCH_FACTOR);
+  while (next < budget) {
+    if (held.length >= k) {
+      held.sort(byRank);
+      const last = held[k - 1] as CommunityResult;
+      const claim = order[next] as Claim;
+      // Ties rank by id, as in full answers.
+      if (last.similarity > claim.sim || (last.similarity === claim.sim && last.id < claim.id))
+        break;
+    }
+    const batch = order.slice(next, Math.min(budget, next + Math.max(1, k - held.length)));
+    next += batch.length;
+    const entries = await Promise.all(
+      batch.map(async (c) => {
+        const e = await lookupCommunity(ctx, c.id).catch(() => null);
+        if (e?.dissolved === true || e?.descriptor !== undefined) return e;
+        return { dissolved: false, ...e, descriptor: await askInFull(ctx, c) };
+      }),
+    );
+    for (const e of entries) {
+      const d = e?.descriptor;
+      if (e === null || e.dissolved || d === undefined) continue;
+      const similarity = similarityOf(profile, d.profile);
+      if (similarity <= 0) continue;
+      held.push({
+        id: d.id,
+        version: d.version,
+        similarity,
+        profile: d.profile,
+        contacts: e.contacts?.addrs ?? [],
+      });
+    }
+  }
+  return held.sort(byRank).slice(0, k);
 }
 
 export interface JoinOptions {

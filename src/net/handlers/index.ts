@@ -3,7 +3,7 @@ import type { HandlerComponents } from './components.ts';
 import { ContactsGetHandler, ContactsPutHandler } from './contacts.ts';
 import { NotifyHandler } from './notify.ts';
 import { ParamsHandler } from './params.ts';
-import { QueryHandler } from './query.ts';
+import { ProbeHandler, QueryHandler } from './query.ts';
 import { RemoveHandler } from './remove.ts';
 import { StoreHandler } from './store.ts';
 
@@ -14,6 +14,7 @@ export function createHandlers(c: HandlerComponents): Handlers {
   const store = new StoreHandler(c);
   return {
     query: new QueryHandler(c),
+    probe: new ProbeHandler(c),
     store,
     update: store,
     remove: new RemoveHandler(c),

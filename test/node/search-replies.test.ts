@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Response } from '../../src/net/codec.ts';
+import { QueryHandler } from '../../src/net/handlers/query.ts';
+import { CidxNode } from '../../src/node/node.ts';
+import { startSwarm, stopAll, variedProfiles } from '../support/swarm.ts';
+
+/**
+ * Three ways for a search to get its answers, on the same swarm and the same profiles: full
+ * records; full records with a filter of what the search already collected (peers leave those
+ * out); brief summaries, with only the best candidates' descriptors fetched. The answers must
+ * be identical and each cheaper way must receive fewer bytes.
+ */
+describe('search answers on a 12-node swarm: full, filtered, brief', () => {
+  const swarm = { index: { mode: 'lsh' as const, n: 20, m: 1, seed: 'seen' } };
+  let nodes: CidxNode[];
+  let plain: CidxNode;
+  let filtered: CidxNode;
+  let brief: CidxNode;
+  // Two topics only: every community shares most keys with many others.
+  const profiles = variedProfiles(24, 30, 7, 2);
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    nodes = await startSwarm(12, { swarm });
+    for (const [i, p] of profiles.entries())
+      ids.push((await (nodes[i % nodes.length] as CidxNode).create(p)).id);
+    const extra = async (limits: { seenFilterBytes?: number; briefReplies?: number }) => {
+      const n = await CidxNode.create({
+        transport: 'memory',
+        listen: [`/memory/cidx-replies-${JSON.stringify(limits)}-${Date.now()}`],
+        encryption: 'plaintext',
+        bootstrap: [nodes[0]?.addrs[0] as string, nodes[5]?.addrs[0] as string],
+        swarm,
+        timing: { requestTimeoutMs: 5_000, lookupTimeoutMs: 10_000, closestCacheMs: 0 },
+        limits,
+      });
+      await n.start();
+      return n;
+    };
+    plain = await extra({ seenFilterBytes: 0, briefReplies: 0 });
+    filtered = await extra({ briefReplies: 0 });
+    brief = await extra({});
+  }, 240_000);
+
+  afterAll(async () => {
+    await stopAll([...nodes, plain, filtered, brief]);
+  });
+
+  it('returns the same answers for fewer bytes', async () => {
+    // Everything a search receives: query answers and the contacts (with descriptors) fetched.
+    const received = (n: CidxNode) =>
+      n.meter.total('in:query-response').bytes + n.meter.total('in:contacts-get-response').bytes;
+    const askers = { plain, filtered, brief };
+    const before = Object.fromEntries(Object.entries(askers).map(([k, n]) => [k, received(n)]));
+    for (const p of profiles.slice(0, 12)) {
+      const a = await plain.search(p, { k: 5 });
+      expect(a.length).toBe(5);
+      const answer = a.map((r) => [r.id, r.version, r.similarity, r.contacts]);
+      for (const n of [filtered, brief]) {
+        const b = await n.search(p, { k: 5 });
+        expect(b.map((r) => [r.id, r.version, r.similarity, r.contacts])).toEqual(answer);
+      }
+    }
+    const used = (name: keyof typeof askers) => received(askers[name]) - (before[name] as number);
+    expect(used('filtered')).toBeGreaterThan(0);
+    expect(used('filtered')).toBeLessThan(0.8 * used('plain'));
+    expect(used('brief')).toBeLessThan(0.5 * used('plain'));
+  });
+
+  it('a responder inflating a claim cannot rank a community higher', async () => {
+    const query = profiles[0] as { weights: Record<string, number> };
+    const honest = await brief.search(query, { k: 5 });
+    // Every responder claims that a community of the other topic (no attribute in common with
+    // the query, so similarity 0) is a perfect match.
+    const decoy = ids[1] as string;
+    const handle = QueryHandler.prototype.handle;
+    const spy = vi.spyOn(QueryHandler.prototype, 'handle').mockImplementation(async function (
+      this: QueryHandler,
+      from,
+      req,
+    ): Promise<Response> {
+      const res = await handle.call(this, from, req);
+      if (res.ok && res.sums !== undefined)
+        res.sums.unshift({ id: Buffer.from(decoy, 'hex'), v: 1, sim: 1e6 });
+      return res;
+    });
+    try {
+      const hostile = await brief.search(query, { k: 5 });
+      expect(spy).toHaveBeenCalled();
+      expect(hostile.map((r) => [r.id, r.similarity])).toEqual(
+        honest.map((r) => [r.id, r.similarity]),
+      );
+      expect(hostile.some((r) => r.id === decoy)).toBe(false);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
