@@ -47,8 +47,23 @@ export const requestSchema = z.discriminatedUnion('t', [
   }),
   // Does this node hold anything under the key? (A search's cheap second ask after an empty answer.)
   z.object({ ...base, t: z.literal('probe'), key: dhtKey }),
-  z.object({ ...base, t: z.literal('store'), key: dhtKey, rec: signedSchema, s: count }),
-  z.object({ ...base, t: z.literal('update'), key: dhtKey, rec: signedSchema, s: count }),
+  // brief: the s most similar others as summaries (as for a brief query).
+  z.object({
+    ...base,
+    t: z.literal('store'),
+    key: dhtKey,
+    rec: signedSchema,
+    s: count,
+    brief: z.literal(true).optional(),
+  }),
+  z.object({
+    ...base,
+    t: z.literal('update'),
+    key: dhtKey,
+    rec: signedSchema,
+    s: count,
+    brief: z.literal(true).optional(),
+  }),
   z.object({ ...base, t: z.literal('remove'), rec: signedSchema }),
   z.object({
     ...base,

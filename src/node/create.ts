@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { publicKeyToProtobuf } from '@libp2p/crypto/keys';
 import type { NotificationKind } from '../index/inbox.ts';
 import { hex } from '../index/index-table.ts';
-import type { RankedDescriptor, SignedBlob } from '../index/records.ts';
+import type { SignedBlob } from '../index/records.ts';
 import { indexKeys } from '../keys/index-keys.ts';
 import {
   checkContactAddr,
@@ -18,6 +18,7 @@ import {
 } from '../net/records.ts';
 import { FieldError } from '../profile/errors.ts';
 import type { Profile } from '../profile/profile.ts';
+import { verifyBest } from './claims.ts';
 import type { NodeContext } from './context.ts';
 import { NetworkError } from './errors.ts';
 import { rankReturned } from './lookup.ts';
@@ -99,14 +100,22 @@ export async function storeAndNotify(
   report: StoreReport,
   l: number,
 ): Promise<ChangeResult> {
-  const ranked: RankedDescriptor[] = (
-    await rankReturned(ctx, report.similar, c.profile, c.id)
-  ).slice(0, l);
-  const notified = ranked.length === 0 ? 0 : await notifyContacts(ctx, kind, c.descriptor, ranked);
+  // Brief store answers are claims: verified, with their contacts, through AddressesDHT.
+  const best =
+    report.claims.size > 0
+      ? (await verifyBest(ctx, c.profile, l, report.claims, c.id)).map((r) => ({
+          id: r.id,
+          similarity: r.similarity,
+          contacts: r.contacts,
+        }))
+      : (await rankReturned(ctx, report.similar, c.profile, c.id))
+          .slice(0, l)
+          .map((r) => ({ id: r.record.id, similarity: r.similarity }));
+  const notified = best.length === 0 ? 0 : await notifyContacts(ctx, kind, c.descriptor, best);
   return {
     id: c.id,
     version: c.version,
-    similar: ranked.map((r) => ({ id: r.record.id, similarity: r.similarity })),
+    similar: best.map((r) => ({ id: r.id, similarity: r.similarity })),
     notified,
     keys: { stored: report.storedKeys, failed: report.failedKeys },
   };

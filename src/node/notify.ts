@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import type { NotificationKind } from '../index/inbox.ts';
-import type { RankedDescriptor, SignedBlob } from '../index/records.ts';
+import type { SignedBlob } from '../index/records.ts';
 import { blobToWire, WIRE_VERSION } from '../net/codec.ts';
 import type { NodeContext } from './context.ts';
 import { lookupCommunity } from './lookup.ts';
@@ -14,7 +14,7 @@ export async function notifyContacts(
   ctx: NodeContext,
   kind: NotificationKind,
   descriptor: SignedBlob,
-  targets: RankedDescriptor[],
+  targets: { id: string; similarity: number; contacts?: string[] }[],
 ): Promise<number> {
   const limit = pLimit(ctx.limits.concurrency);
   const rec = blobToWire(descriptor);
@@ -22,10 +22,15 @@ export async function notifyContacts(
   await Promise.all(
     targets.map((t) =>
       limit(async () => {
-        const entry = await lookupCommunity(ctx, t.record.id).catch(() => null);
-        if (entry === null || entry.dissolved || entry.contacts === undefined) return;
+        // Contacts already fetched (with a brief answer's verification) are not looked up again.
+        let addrs = t.contacts ?? [];
+        if (addrs.length === 0) {
+          const entry = await lookupCommunity(ctx, t.id).catch(() => null);
+          if (entry === null || entry.dissolved || entry.contacts === undefined) return;
+          addrs = entry.contacts.addrs;
+        }
         await Promise.all(
-          entry.contacts.addrs.map(async (addr) => {
+          addrs.map(async (addr) => {
             try {
               const res = await ctx.router.sendToAddr(addr, {
                 v: WIRE_VERSION,
@@ -34,7 +39,7 @@ export async function notifyContacts(
                 kind,
                 rec,
                 sim: t.similarity,
-                for: t.record.id,
+                for: t.id,
               });
               if (res.outcome === 'accepted') accepted++;
             } catch {

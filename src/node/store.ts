@@ -2,12 +2,15 @@ import pLimit from 'p-limit';
 import { hex } from '../index/index-table.ts';
 import type { SignedBlob } from '../index/records.ts';
 import { communityAddressKey } from '../keys/rehash.ts';
-import { blobToWire, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
+import { blobToWire, type Request, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
+import { addClaim, type Claim } from './claims.ts';
 import type { NodeContext } from './context.ts';
 
 export interface StoreReport {
   /** Descriptors the storing nodes returned as similar (algorithm 4.13's selection). */
   similar: WireSigned[];
+  /** The same selection when the storing nodes answered briefly (summaries). */
+  claims: Map<string, Claim>;
   /** Per key (hex), the peers that hold the descriptor now: removals must reach them all. */
   holders: Record<string, string[]>;
   /** Keys where at least one replica stored or refreshed the descriptor. */
@@ -49,17 +52,36 @@ export async function storeUnderKeys(
 ): Promise<StoreReport> {
   const rec = blobToWire(descriptor);
   const limit = pLimit(ctx.limits.concurrency);
-  const report: StoreReport = { similar: [], holders: {}, storedKeys: 0, failedKeys: 0 };
+  const report: StoreReport = {
+    similar: [],
+    claims: new Map(),
+    holders: {},
+    storedKeys: 0,
+    failedKeys: 0,
+  };
+  const brief = ctx.limits.briefReplies === 1 && s > 0;
   await Promise.all(
     keys.map((key) =>
       limit(async () => {
         const k = hex(key);
-        const req = { v: WIRE_VERSION, swarm: ctx.swarm.digest, t: type, key, rec, s } as const;
+        const req: Request = {
+          v: WIRE_VERSION,
+          swarm: ctx.swarm.digest,
+          t: type,
+          key,
+          rec,
+          s,
+          ...(brief ? { brief: true as const } : {}),
+        };
         try {
           const answers = await ctx.router.ask('profiles', key, req, ctx.swarm.params.replicas);
           answers.push(...(await ctx.router.sendToOthers(previous[k] ?? [], answers, req)));
           const accepted = answers.filter((a) => ACCEPTED.has(a.res.outcome ?? ''));
-          for (const a of accepted) report.similar.push(...(a.res.recs ?? []));
+          for (const a of accepted) {
+            report.similar.push(...(a.res.recs ?? []));
+            for (const c of a.res.sums ?? [])
+              addClaim(report.claims, c, { peer: a.peer, query: req });
+          }
           report.holders[k] = accepted.map((a) => a.peer.toString()).slice(0, MAX_HOLDERS);
           if (accepted.length > 0) report.storedKeys++;
           else report.failedKeys++;

@@ -8,6 +8,7 @@ import { hex } from '../index/index-table.ts';
 import { indexKeys } from '../keys/index-keys.ts';
 import { signRecord } from '../net/records.ts';
 import type { Profile } from '../profile/profile.ts';
+import { mergeClaims } from './claims.ts';
 import type { NodeContext } from './context.ts';
 import { type ChangeResult, checkContacts, checkNotify, storeAndNotify } from './create.ts';
 import { NetworkError, NotOwnerError, UnknownCommunityError } from './errors.ts';
@@ -56,6 +57,7 @@ export async function updateCommunity(
   await removeUnderKeys(ctx, 'profiles', removals);
   const report = {
     similar: [...updated.similar, ...stored.similar],
+    claims: mergeClaims(updated.claims, stored.claims),
     holders: { ...updated.holders, ...stored.holders },
     storedKeys: updated.storedKeys + stored.storedKeys,
     failedKeys: updated.failedKeys + stored.failedKeys,

@@ -1,10 +1,22 @@
 import type { PeerId } from '@libp2p/interface';
 import { hex } from '../../index/index-table.ts';
+import type { RankedDescriptor } from '../../index/records.ts';
 import { getSimilarCommunities, leaveOutSeen } from '../../index/responder.ts';
 import { blobToWire, fitToFrame, type Request, type Response } from '../codec.ts';
 import { type Handler, ok } from '../server.ts';
 import { profileFromWire } from '../wire-profile.ts';
 import type { HandlerComponents } from './components.ts';
+
+/** Ranked descriptors as a brief answer carries them. */
+export function summaries(
+  ranked: RankedDescriptor[],
+): { id: Uint8Array; v: number; sim: number }[] {
+  return ranked.map((r) => ({
+    id: Buffer.from(r.record.id, 'hex'),
+    v: r.record.version,
+    sim: r.similarity,
+  }));
+}
 
 /**
  * GetSimilarCommunities (algorithm 4.12): the k stored descriptors most similar to the query,
@@ -26,11 +38,7 @@ export class QueryHandler implements Handler<'query'> {
       req.seen === undefined ? undefined : { k: req.seen.k, bits: req.seen.b },
     );
     if (req.brief === true) {
-      const sums = kept.map((r) => ({
-        id: Buffer.from(r.record.id, 'hex'),
-        v: r.record.version,
-        sim: r.similarity,
-      }));
+      const sums = summaries(kept);
       return ok(omitted > 0 ? { sums, omitted } : { sums });
     }
     const recs = fitToFrame(

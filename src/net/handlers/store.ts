@@ -6,6 +6,7 @@ import { blobFromWire, blobToWire, fitToFrame, type Request, type Response } fro
 import { openRecord, RecordError } from '../records.ts';
 import { type Handler, ok } from '../server.ts';
 import type { HandlerComponents } from './components.ts';
+import { summaries } from './query.ts';
 
 /**
  * StoreDescriptor and UpdateDescriptor (algorithms 4.13, 4.14): verify the owner's signature,
@@ -29,6 +30,7 @@ export class StoreHandler implements Handler<'store' | 'update'> {
     const apply = req.t === 'update' ? updateDescriptor : storeDescriptor;
     const { outcome, similar } = apply(this.#c.table, req.key, rec, req.s, this.#c.now());
     await this.#c.persist();
+    if (req.brief === true) return ok({ outcome, sums: summaries(similar) });
     return ok({
       outcome,
       recs: fitToFrame(

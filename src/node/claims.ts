@@ -1,0 +1,129 @@
+/**
+ * Brief answers: what responders claim (id, version, similarity) and how the requester turns
+ * claims into verified results — the second filtering step of the thesis without every
+ * candidate's descriptor crossing the wire. Used by searches (query answers) and by creates
+ * and updates (store answers, algorithm 4.13's selection).
+ */
+import type { PeerId } from '@libp2p/interface';
+import type { DescriptorRecord } from '../index/records.ts';
+import type { Request } from '../net/codec.ts';
+import type { Profile } from '../profile/profile.ts';
+import { similarity as similarityOf } from '../profile/similarity.ts';
+import type { NodeContext } from './context.ts';
+import { lookupCommunity, ReturnedDescriptors } from './lookup.ts';
+import type { CommunityResult } from './search.ts';
+
+/** Who made a claim, and the query it answered (asked again in full if need be). */
+export interface ClaimSource {
+  peer: PeerId;
+  query: Request;
+}
+
+/** What responders said of one community: its newest version and best similarity. */
+export interface Claim {
+  id: string;
+  version: number;
+  sim: number;
+  source: ClaimSource;
+}
+
+export function addClaim(
+  claims: Map<string, Claim>,
+  s: { id: Uint8Array; v: number; sim: number },
+  source: ClaimSource,
+) {
+  const id = Buffer.from(s.id).toString('hex');
+  const cur = claims.get(id);
+  if (cur === undefined) claims.set(id, { id, version: s.v, sim: s.sim, source });
+  else {
+    cur.version = Math.max(cur.version, s.v);
+    cur.sim = Math.max(cur.sim, s.sim);
+  }
+}
+
+/** Both maps' claims, each community's newest version and best similarity. */
+export function mergeClaims(a: Map<string, Claim>, b: Map<string, Claim>): Map<string, Claim> {
+  const out = new Map<string, Claim>();
+  for (const m of [a, b])
+    for (const c of m.values())
+      addClaim(out, { id: Buffer.from(c.id, 'hex'), v: c.version, sim: c.sim }, c.source);
+  return out;
+}
+
+/** The claimed descriptor, from the claiming peer's full answer to the same query (verified). */
+async function askInFull(ctx: NodeContext, c: Claim): Promise<DescriptorRecord | undefined> {
+  if (c.source.query.t !== 'query') return undefined;
+  const { brief: _, ...full } = c.source.query;
+  try {
+    const res = await ctx.router.send(c.source.peer, full);
+    const got = new ReturnedDescriptors(ctx);
+    await got.add(res.recs ?? []);
+    return got.get(c.id);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Fetches per brief search at most this many times k descriptors: inflated claims cost little. */
+const MAX_FETCH_FACTOR = 4;
+
+/**
+ * The second filtering step for brief answers: fetch the candidates in order of claimed
+ * similarity from AddressesDHT (descriptor and contacts, verified), compute each similarity
+ * here, and stop once k are held and the k-th is at least as similar as the best claim not
+ * fetched yet. Honest responders compute the same similarity from the same profile, so this
+ * fetches k descriptors (plus dissolved ones) and returns what full answers would have given.
+ * A responder that inflates a claim makes the search fetch one more descriptor, never rank it
+ * higher. A candidate whose AddressesDHT entry cannot be found (under churn its holders may
+ * have left) is asked of the peer that claimed it, in full (a search's claims only): it is
+ * returned as full answers would have returned it, without contacts.
+ */
+export async function verifyBest(
+  ctx: NodeContext,
+  profile: Profile,
+  k: number,
+  claims: Map<string, Claim>,
+  excludeId?: string,
+): Promise<CommunityResult[]> {
+  const order = [...claims.values()]
+    .filter((c) => c.id !== excludeId)
+    .sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const held: CommunityResult[] = [];
+  const byRank = (a: CommunityResult, b: CommunityResult) =>
+    b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  let next = 0;
+  const budget = Math.min(order.length, k * MAX_FETCH_FACTOR);
+  while (next < budget) {
+    if (held.length >= k) {
+      held.sort(byRank);
+      const last = held[k - 1] as CommunityResult;
+      const claim = order[next] as Claim;
+      // Ties rank by id, as in full answers.
+      if (last.similarity > claim.sim || (last.similarity === claim.sim && last.id < claim.id))
+        break;
+    }
+    const batch = order.slice(next, Math.min(budget, next + Math.max(1, k - held.length)));
+    next += batch.length;
+    const entries = await Promise.all(
+      batch.map(async (c) => {
+        const e = await lookupCommunity(ctx, c.id).catch(() => null);
+        if (e?.dissolved === true || e?.descriptor !== undefined) return e;
+        return { dissolved: false, ...e, descriptor: await askInFull(ctx, c) };
+      }),
+    );
+    for (const e of entries) {
+      const d = e?.descriptor;
+      if (e === null || e.dissolved || d === undefined) continue;
+      const similarity = similarityOf(profile, d.profile);
+      if (similarity <= 0) continue;
+      held.push({
+        id: d.id,
+        version: d.version,
+        similarity,
+        profile: d.profile,
+        contacts: e.contacts?.addrs ?? [],
+      });
+    }
+  }
+  return held.sort(byRank).slice(0, k);
+}
