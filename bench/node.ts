@@ -19,7 +19,7 @@ const OPS = arg('--ops', 10);
 
 const SETTINGS: [string, Partial<KadDHTInit>][] = [
   ['kad-dht defaults (k = 20, alpha = 10)', { kBucketSize: 20, alpha: 10 }],
-  ['cidx (k = 8, alpha = 3)', {}],
+  ['cidx (k = max(4, replicas + 1), alpha = 3)', {}],
 ];
 
 function sent(nodes: CidxNode[]): { messages: number; bytes: number } {

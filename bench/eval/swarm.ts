@@ -91,10 +91,14 @@ at +0s search users exact concurrency=4
   process.stdout.write(`${JSON.stringify({ kind, config, ms: Date.now() - t0, metrics })}\n`);
 }
 
-/** `swarm-100` for the vectors, `swarm-100-m150` for other kinds: one table per run. */
-function sectionName(nodes: number, kinds: string[]): string {
+/**
+ * `swarm-100` for the vectors, `swarm-100-m150` for other kinds, `swarm-100-c60` for fewer
+ * communities than all 300: one table per run.
+ */
+function sectionName(nodes: number, kinds: string[], communities = 300): string {
   const k = kinds.join('-');
-  return k === 'v150' ? `swarm-${nodes}` : `swarm-${nodes}-${k}`;
+  const base = k === 'v150' ? `swarm-${nodes}` : `swarm-${nodes}-${k}`;
+  return communities === 300 || k !== 'v150' ? base : `${base}-c${communities}`;
 }
 
 interface Run {
@@ -111,7 +115,7 @@ async function render(
   runs: Run[],
   communities = 300,
 ): Promise<void> {
-  const name = sectionName(nodes, [...new Set(runs.map((r) => r.kind))]);
+  const name = sectionName(nodes, [...new Set(runs.map((r) => r.kind))], communities);
   const rows = runs.map(({ kind, config, swarm: res, model }) => {
     const m = res.metrics;
     const same =
@@ -196,7 +200,14 @@ if (values.one !== undefined) {
 } else if (values.render) {
   const saved = JSON.parse(
     readFileSync(
-      join(import.meta.dirname, '..', '..', 'docs', 'results', `swarm-${NODES}.json`),
+      join(
+        import.meta.dirname,
+        '..',
+        '..',
+        'docs',
+        'results',
+        `${sectionName(NODES, (values.kinds as string).split(','), COMMUNITIES)}.json`,
+      ),
       'utf8',
     ),
   ) as { nodes: number; queries: number; communities?: number; runs: Run[] };
@@ -234,7 +245,7 @@ if (values.one !== undefined) {
         `[${((Date.now() - t0) / 60000).toFixed(1)} min] ${kind}/${config}: top-1 ${res.metrics['search.top1_agreement']} (model ${model.top1})\n`,
       );
       // Saved and published after every configuration: a long run's finished rows are kept.
-      writeJson(sectionName(NODES, kinds), {
+      writeJson(sectionName(NODES, kinds, COMMUNITIES), {
         nodes: NODES,
         queries: QUERIES,
         communities: COMMUNITIES,

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { hex } from '../../src/index/index-table.ts';
+import { indexKeys } from '../../src/keys/index-keys.ts';
+import { IndexClient } from '../../src/net/client.ts';
 import type { Response } from '../../src/net/codec.ts';
+import { WIRE_VERSION } from '../../src/net/codec.ts';
 import { QueryHandler } from '../../src/net/handlers/query.ts';
+import { Meter } from '../../src/net/meter.ts';
 import { CidxNode } from '../../src/node/node.ts';
+import { parseProfile } from '../../src/profile/parse.ts';
 import { startSwarm, stopAll, variedProfiles } from '../support/swarm.ts';
 
 /**
@@ -21,7 +27,11 @@ describe('search answers on a 12-node swarm: full, filtered, brief', () => {
   const ids: string[] = [];
 
   beforeAll(async () => {
-    nodes = await startSwarm(12, { swarm });
+    // Generous timeouts: a request timing out under a loaded machine would change an answer.
+    nodes = await startSwarm(12, {
+      swarm,
+      timing: { requestTimeoutMs: 20_000, lookupTimeoutMs: 30_000 },
+    });
     for (const [i, p] of profiles.entries())
       ids.push((await (nodes[i % nodes.length] as CidxNode).create(p)).id);
     const extra = async (limits: { seenFilterBytes?: number; briefReplies?: number }) => {
@@ -31,7 +41,7 @@ describe('search answers on a 12-node swarm: full, filtered, brief', () => {
         encryption: 'plaintext',
         bootstrap: [nodes[0]?.addrs[0] as string, nodes[5]?.addrs[0] as string],
         swarm,
-        timing: { requestTimeoutMs: 5_000, lookupTimeoutMs: 10_000, closestCacheMs: 0 },
+        timing: { requestTimeoutMs: 20_000, lookupTimeoutMs: 30_000, closestCacheMs: 0 },
         limits,
       });
       await n.start();
@@ -94,5 +104,26 @@ describe('search answers on a 12-node swarm: full, filtered, brief', () => {
     } finally {
       spy.mockRestore();
     }
+  });
+
+  it('a probe tells how many descriptors a node holds under a key, and nothing else', async () => {
+    const client = new IndexClient(
+      plain.libp2p,
+      { timeoutMs: 5000, maxFrameBytes: 1 << 20 },
+      new Meter(),
+    );
+    const probe = (key: Uint8Array) =>
+      ({ v: WIRE_VERSION, swarm: plain.swarm.digest, t: 'probe', key }) as const;
+    const key = indexKeys(parseProfile(profiles[0]), swarm.index)[0] as Uint8Array;
+    const holder = nodes.find((n) => [...n.table.descriptors(hex(key), Date.now())].length > 0);
+    expect(holder).toBeDefined();
+    const held = [...(holder as CidxNode).table.descriptors(hex(key), Date.now())].length;
+    const res = await client.request((holder as CidxNode).libp2p.peerId, probe(key));
+    expect(res).toEqual({ v: WIRE_VERSION, ok: true, held });
+    const none = await client.request(
+      (holder as CidxNode).libp2p.peerId,
+      probe(new Uint8Array(32).fill(7)),
+    );
+    expect(none.held).toBe(0);
   });
 });
