@@ -102,7 +102,7 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   if (o.encryption === 'plaintext' && o.transport !== 'memory') {
     throw new Error('plaintext encryption is only for the in-process memory transport');
   }
-  return createLibp2p({
+  const host = await createLibp2p({
     // Started by the node's own start(), after its handlers are in place.
     start: false,
     ...(o.privateKey ? { privateKey: o.privateKey } : {}),
@@ -122,4 +122,23 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
       addresses: kadDHT(dhtInit('addresses', ADDRESSES_DHT_PROTOCOL, dhtExtra(o))),
     },
   });
+  if (o.simulation) slowClosestPeerTagging(host);
+  return host;
+}
+
+/**
+ * Every 5 s each DHT re-tags the peers closest to its node (a keep-alive hint for the
+ * connection manager), building peer sets keyed by base58 peer ids. One node pays nothing for
+ * it; a thousand in one process paid 8% of a simulation's CPU for it (docs/BENCHMARKS.md).
+ * kad-dht does not expose the interval, so a simulation sets it on the tagger before start,
+ * through internals that are checked for and left alone if they change.
+ */
+function slowClosestPeerTagging(host: CidxLibp2p): void {
+  for (const dht of [host.services.profiles, host.services.addresses]) {
+    const tagger = (
+      dht as unknown as { routingTable?: { closestPeerTagger?: { refreshInterval?: unknown } } }
+    ).routingTable?.closestPeerTagger;
+    if (tagger !== undefined && typeof tagger.refreshInterval === 'number')
+      tagger.refreshInterval = 120_000;
+  }
 }
