@@ -121,6 +121,15 @@ export async function openRecord(
     }
     if (!ok) throw new RecordError('signature does not verify');
   }
+  const shareKey = sharedKey(blob.payload, profileLimits);
+  const shared = sharedDescriptor(shareKey);
+  if (shared !== undefined) {
+    if (communityId(blob.owner, shared.nonce) !== shared.id)
+      throw new RecordError('id does not derive from owner and nonce');
+    const { id, nonce, version, profile, payload } = shared;
+    const h = { id, nonce, version, owner: blob.owner, blob: { ...blob, payload } };
+    return { kind: 'descriptor', ...h, profile } satisfies DescriptorRecord;
+  }
   let raw: unknown;
   try {
     raw = decode(blob.payload, STRICT_CBOR);
@@ -150,6 +159,7 @@ export async function openRecord(
       } catch (err) {
         throw new RecordError(`profile: ${(err as Error).message}`);
       }
+      share(shareKey, { id: p.id, nonce: p.n, version: p.v, profile, payload: blob.payload });
       return { kind: 'descriptor', ...h, profile } satisfies DescriptorRecord;
     }
     case 'c':
@@ -160,6 +170,45 @@ export async function openRecord(
     case 'x':
       return { kind: 'tombstone', ...h } satisfies TombstoneRecord;
   }
+}
+
+/**
+ * Descriptors already opened in this process, by payload digest and profile limits. The same
+ * signed descriptor reaches many nodes — every replica of every key in a simulation, and the
+ * same record under several keys on one node — and its parsed profile (an adjacency map for a
+ * matrix: about 1 MB at 3,700 relations) is immutable, so all of them can share one copy of it
+ * and of the payload bytes. Signatures are still checked on every open; only the parse is
+ * shared. Weak references: a profile nobody holds any more leaves the table.
+ */
+interface SharedDescriptor {
+  id: string;
+  nonce: Uint8Array;
+  version: number;
+  profile: Profile;
+  payload: Uint8Array;
+}
+// Keyed weakly by the profile, which every record opened from the payload holds: the entry
+// lives exactly as long as one of them does.
+const sharedProfiles = new Map<string, WeakRef<Profile>>();
+const sharedMeta = new WeakMap<Profile, SharedDescriptor>();
+const forget = new FinalizationRegistry<string>((key) => {
+  if (sharedProfiles.get(key)?.deref() === undefined) sharedProfiles.delete(key);
+});
+
+function sharedKey(payload: Uint8Array, limits: ParseOptions): string {
+  const digest = createHash('sha256').update(payload).digest('base64');
+  return `${limits.maxAttributes ?? ''}/${limits.maxRelations ?? ''}/${digest}`;
+}
+
+function sharedDescriptor(key: string): SharedDescriptor | undefined {
+  const profile = sharedProfiles.get(key)?.deref();
+  return profile === undefined ? undefined : sharedMeta.get(profile);
+}
+
+function share(key: string, d: SharedDescriptor): void {
+  sharedProfiles.set(key, new WeakRef(d.profile));
+  sharedMeta.set(d.profile, d);
+  forget.register(d.profile, key);
 }
 
 /** A contact address must be a multiaddr that names its peer (ends in /p2p/<peer id>). */

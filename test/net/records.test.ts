@@ -41,6 +41,37 @@ describe('signed records', () => {
     expect(communityId(publicKeyToProtobuf(o.key.publicKey), o.nonce)).toBe(o.id);
   });
 
+  it('share one parsed profile among opens of the same descriptor, and check each signature', async () => {
+    const o = await owner();
+    const h = { id: o.id, nonce: o.nonce, version: 1 };
+    const blob = await signRecord(o.key, {
+      kind: 'descriptor',
+      ...h,
+      profile: parseProfile(FIG_4_7_P1),
+    });
+    // A copy of the bytes, as another node would receive them.
+    const copy = { payload: Uint8Array.from(blob.payload), owner: blob.owner, sig: blob.sig };
+    const a = await openRecord(blob);
+    const b = await openRecord(copy);
+    expect(a.kind === 'descriptor' && b.kind === 'descriptor' && a.profile === b.profile).toBe(
+      true,
+    );
+    expect(b.blob.payload).toBe(a.blob.payload);
+    // Other limits parse again (and may refuse).
+    await expect(openRecord(copy, { maxRelations: 1 })).rejects.toThrow(RecordError);
+    // The shared parse never stands in for a signature check.
+    const bad = { ...copy, sig: Uint8Array.from(copy.sig).fill(0, 0, 8) };
+    await expect(openRecord(bad)).rejects.toThrow('signature does not verify');
+    const other = await generateKeyPair('Ed25519');
+    // The same payload validly signed by another key: its id does not derive from that key.
+    const otherSig = await other.sign(
+      Buffer.concat([Buffer.from('cidx/record/v1\0'), copy.payload]),
+    );
+    await expect(
+      openRecord({ ...copy, owner: publicKeyToProtobuf(other.publicKey), sig: otherSig }),
+    ).rejects.toThrow('id does not derive from owner and nonce');
+  });
+
   it('refuse invalid contents even when signed', async () => {
     const o = await owner();
     const h = { id: o.id, nonce: o.nonce, version: 1 };
