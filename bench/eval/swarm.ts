@@ -92,13 +92,13 @@ at +0s search users exact concurrency=4
 }
 
 /**
- * `swarm-100` for the vectors, `swarm-100-m150` for other kinds, `swarm-100-c60` for fewer
+ * `swarm-100` for the vectors, `swarm-100-m150` for other kinds, `-c60` added for fewer
  * communities than all 300: one table per run.
  */
 function sectionName(nodes: number, kinds: string[], communities = 300): string {
   const k = kinds.join('-');
   const base = k === 'v150' ? `swarm-${nodes}` : `swarm-${nodes}-${k}`;
-  return communities === 300 || k !== 'v150' ? base : `${base}-c${communities}`;
+  return communities === 300 ? base : `${base}-c${communities}`;
 }
 
 interface Run {
