@@ -3,6 +3,7 @@
  * process joins the nodes, creates and searches, and reports RSS, time to join and searches per
  * second. Usage: npm run bench:sim [-- 100 500 1000 2000]. One size per child process, so each
  * RSS is that size's alone.
+ * BENCH_HEAP_MB sets the child's V8 heap limit (default 12288).
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -62,7 +63,12 @@ if (sizeArg >= 0) {
   for (const size of sizes.length > 0 ? sizes : [100, 500, 1000, 2000]) {
     const r = spawnSync(
       process.execPath,
-      ['--max-old-space-size=12288', import.meta.filename, '--size', String(size)],
+      [
+        `--max-old-space-size=${process.env.BENCH_HEAP_MB ?? 12288}`,
+        import.meta.filename,
+        '--size',
+        String(size),
+      ],
       {
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'inherit'],
