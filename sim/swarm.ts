@@ -1,9 +1,9 @@
-import type { KadDHTInit } from '@libp2p/kad-dht';
 /**
  * The simulated swarm: real CidxNode instances over the memory transport (plaintext inside the
  * process), started and stopped by the scenario. Nothing is mocked: the code under test is the
  * code a `cidx node` process runs.
  */
+import type { KadDHTInit } from '@libp2p/kad-dht';
 import pLimit from 'p-limit';
 import type { SwarmParams } from '../src/index/swarm.ts';
 import type { LookupStats } from '../src/net/closest.ts';

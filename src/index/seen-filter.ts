@@ -58,7 +58,8 @@ function positions(id: string, version: number, k: number, m: number): number[] 
 
 /**
  * A filter holding `items`, sized for 0.1% false positives; null when they would not fit in
- * `maxBytes` (at most MAX_SEEN_BYTES) (the query then goes without one: answers are only larger, never wrong).
+ * `maxBytes`, itself at most MAX_SEEN_BYTES (the query then goes without one: answers are only
+ * larger, never wrong).
  */
 export function buildSeenFilter(
   items: Iterable<{ id: string; version: number }>,

@@ -32,21 +32,23 @@ export function addClaim(
   s: { id: Uint8Array; v: number; sim: number },
   source: ClaimSource,
 ) {
-  const id = Buffer.from(s.id).toString('hex');
-  const cur = claims.get(id);
-  if (cur === undefined) claims.set(id, { id, version: s.v, sim: s.sim, source });
+  putClaim(claims, { id: Buffer.from(s.id).toString('hex'), version: s.v, sim: s.sim, source });
+}
+
+/** Keeps each community's newest version and best similarity (the first source stays). */
+function putClaim(claims: Map<string, Claim>, c: Claim): void {
+  const cur = claims.get(c.id);
+  if (cur === undefined) claims.set(c.id, { ...c });
   else {
-    cur.version = Math.max(cur.version, s.v);
-    cur.sim = Math.max(cur.sim, s.sim);
+    cur.version = Math.max(cur.version, c.version);
+    cur.sim = Math.max(cur.sim, c.sim);
   }
 }
 
 /** Both maps' claims, each community's newest version and best similarity. */
 export function mergeClaims(a: Map<string, Claim>, b: Map<string, Claim>): Map<string, Claim> {
   const out = new Map<string, Claim>();
-  for (const m of [a, b])
-    for (const c of m.values())
-      addClaim(out, { id: Buffer.from(c.id, 'hex'), v: c.version, sim: c.sim }, c.source);
+  for (const m of [a, b]) for (const c of m.values()) putClaim(out, c);
   return out;
 }
 

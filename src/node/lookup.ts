@@ -27,10 +27,6 @@ export class ReturnedDescriptors {
     this.#excludeId = excludeId;
   }
 
-  get size(): number {
-    return this.#newest.size;
-  }
-
   async add(blobs: WireSigned[]): Promise<void> {
     const fresh: WireSigned[] = [];
     for (const b of blobs) {
