@@ -6,8 +6,12 @@
  * One child process per mode. Prints a markdown table for docs/BENCHMARKS.md.
  *
  * Usage: npm run bench:baseline [-- --nodes 100 --communities 60 --queries 40]
+ *          [--heap 20480] [--cpu-prof search.cpuprofile] [--one lsh|attribute]
+ * --cpu-prof samples the CPU during the searches only (not join, creates, updates), in the LSH
+ * run, and writes a .cpuprofile that Chrome DevTools or `node bench/cpu-profile.ts` reads.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,6 +28,9 @@ const { values } = parseArgs({
     // More `params` settings (e.g. "brief=0 seenFilter=0" for the first protocol).
     params: { type: 'string', default: '' },
     one: { type: 'string' },
+    // Old-space size of each child, MiB (2000 nodes need ≈ 12 GiB).
+    heap: { type: 'string', default: '12288' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const MODES: Record<string, string> = {
@@ -65,7 +72,12 @@ at +0s update communities perturb keep=0.9
   const file = join(mkdtempSync(join(tmpdir(), 'cidx-baseline-')), `${mode}.scenario`);
   writeFileSync(file, text);
   const t0 = Date.now();
-  const report = await runScenario(parseScenario(text, file), { file, progress: false });
+  const profile = mode === 'lsh' ? values['cpu-prof'] : undefined;
+  const report = await runScenario(parseScenario(text, file), {
+    file,
+    progress: false,
+    ...(profile ? { aroundCommand: profiled('search', profile) } : {}),
+  });
   const metrics: Record<string, number | null> = Object.fromEntries(
     METRICS.map((m) => [m, report.metrics[m] ?? null]),
   );
@@ -75,24 +87,48 @@ at +0s update communities perturb keep=0.9
   process.stdout.write(`${JSON.stringify({ mode, ms: Date.now() - t0, metrics })}\n`);
 }
 
+/** Samples the CPU while commands of one kind run; writes the profile when the first ends. */
+function profiled(kind: string, out: string) {
+  return async (command: string, run: () => Promise<void>) => {
+    if (command !== kind) return run();
+    const session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+    try {
+      await run();
+    } finally {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(out, JSON.stringify(profile));
+      session.disconnect();
+      process.stderr.write(`CPU profile of the ${kind} phase: ${out}\n`);
+    }
+  };
+}
+
 if (values.one !== undefined) {
   await one(values.one);
 } else {
   const rows: { mode: string; ms: number; metrics: Record<string, number | null> }[] = [];
   for (const mode of Object.keys(MODES)) {
     rows.push(
-      runChild(import.meta.filename, [
-        '--one',
-        mode,
-        '--nodes',
-        values.nodes as string,
-        '--communities',
-        values.communities as string,
-        '--queries',
-        values.queries as string,
-        '--params',
-        values.params as string,
-      ]),
+      runChild(
+        import.meta.filename,
+        [
+          '--one',
+          mode,
+          '--nodes',
+          values.nodes as string,
+          '--communities',
+          values.communities as string,
+          '--queries',
+          values.queries as string,
+          '--params',
+          values.params as string,
+          ...(values['cpu-prof'] ? ['--cpu-prof', values['cpu-prof']] : []),
+        ],
+        [`--max-old-space-size=${values.heap}`],
+      ),
     );
     process.stderr.write(`${mode} done\n`);
   }

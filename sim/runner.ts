@@ -39,6 +39,8 @@ export interface RunOptions {
   progress?: boolean;
   /** Called with the report whenever a `report` statement is reached. */
   onReport?: (r: SimReport) => Promise<void>;
+  /** Called around every `at` command, e.g. to profile only the searches. */
+  aroundCommand?: (command: string, run: () => Promise<void>) => Promise<void>;
 }
 
 export async function runScenario(statements: Statement[], opts: RunOptions): Promise<SimReport> {
@@ -138,7 +140,13 @@ class Run {
             const due = first + i * (st.repeat?.everyMs ?? 0);
             await sleep(Math.max(0, due - Date.now()));
             const began = Date.now();
-            const note = await this.#command(st.command, st.text, fail);
+            let note: string | undefined;
+            const run = async () => {
+              note = await this.#command(st.command, st.text, fail);
+            };
+            await (this.#opts.aroundCommand
+              ? this.#opts.aroundCommand(st.command.kind, run)
+              : run());
             const entry = {
               t: began - this.startedAt,
               line: st.line,
