@@ -27,6 +27,8 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '40' },
     // More `params` settings (e.g. "brief=0 seenFilter=0" for the first protocol).
     params: { type: 'string', default: '' },
+    // More `timing` settings (e.g. "cache=0ms" turns off the closest-peer cache).
+    timing: { type: 'string', default: '' },
     one: { type: 'string' },
     // Old-space size of each child, MiB (2000 nodes need ≈ 12 GiB).
     heap: { type: 'string', default: '12288' },
@@ -61,7 +63,7 @@ async function one(mode: string): Promise<void> {
 seed 88
 ${MODES[mode]}
 params k=5 l=3 s=5 replicas=3 ${values.params}
-timing republish=3h ttl=6h tombstone=12h lookup=60s request=60s
+timing republish=3h ttl=6h tombstone=12h lookup=60s request=60s ${values.timing}
 dataset communities ${join(DATA_DIR, 'communities-v150.jsonl')} limit=${values.communities}
 dataset users ${join(DATA_DIR, 'queries-v150.jsonl')} limit=${values.queries}
 at 0s join ${values.nodes}
