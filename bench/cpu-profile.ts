@@ -1,10 +1,10 @@
 /**
- * node bench/cpu-profile.ts <file.cpuprofile> [--top 30] [--callers <text>]
+ * node bench/cpu-profile.ts <file.cpuprofile> [--top 30] [--callers <text> [--depth 6]]
  * Summarises a V8 CPU profile (from `node --cpu-prof` or `bench:baseline --cpu-prof`) as
  * markdown: where the time went by package, the functions with the most self time, and the
- * share spent in cidx's own code. --callers lists the call chains into the functions whose name
- * or file contains <text>. DevTools shows the same profile as a flame chart; these tables are
- * what docs/BENCHMARKS.md records.
+ * share spent in cidx's own code. --callers lists the call chains (--depth frames deep) into
+ * the functions whose name or file contains <text>. DevTools shows the same profile as a
+ * flame chart; these tables are what docs/BENCHMARKS.md records.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -27,11 +27,15 @@ interface Profile {
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: 'string', default: '30' }, callers: { type: 'string' } },
+  options: {
+    top: { type: 'string', default: '30' },
+    callers: { type: 'string' },
+    depth: { type: 'string', default: '6' },
+  },
 });
 if (positionals.length !== 1) {
   process.stderr.write(
-    'usage: node bench/cpu-profile.ts <file.cpuprofile> [--top 30] [--callers <text>]\n',
+    'usage: node bench/cpu-profile.ts <file.cpuprofile> [--top 30] [--callers <text> [--depth 6]]\n',
   );
   process.exit(2);
 }
@@ -98,7 +102,11 @@ if (values.callers !== undefined) {
     const f = (nodes.get(id) as ProfileNode).callFrame;
     if (!`${f.functionName} ${f.url}`.includes(text)) continue;
     const chain: string[] = [];
-    for (let p = parent.get(id); p !== undefined && chain.length < 6; p = parent.get(p)) {
+    for (
+      let p = parent.get(id);
+      p !== undefined && chain.length < Number(values.depth);
+      p = parent.get(p)
+    ) {
       const pf = (nodes.get(p) as ProfileNode).callFrame;
       chain.push(`${name(pf)}@${where(pf)}`);
     }

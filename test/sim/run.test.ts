@@ -71,6 +71,37 @@ expect bytes.per_update > 2000
     expect(report.metrics['update.latency_p50_ms']).toBeGreaterThan(0);
   }, 120_000);
 
+  it('wraps every command in aroundCommand (benches profile one phase with it)', async () => {
+    const text = `
+seed 6
+dataset communities synthetic count=3 size=20 topics=2
+at 0s join 4
+at +0s create communities
+at +0s search communities exact
+`;
+    const file = scenario('around', text);
+    const seen: string[] = [];
+    const report = await runScenario(parseScenario(text, file), {
+      file,
+      aroundCommand: async (command, run) => {
+        seen.push(`${command}:before`);
+        await run();
+        seen.push(`${command}:after`);
+      },
+    });
+    expect(seen).toEqual([
+      'join:before',
+      'join:after',
+      'create:before',
+      'create:after',
+      'search:before',
+      'search:after',
+    ]);
+    // The commands really ran inside the wrapper.
+    expect(report.metrics['communities.created']).toBe(3);
+    expect(report.metrics['search.count']).toBe(3);
+  }, 60_000);
+
   it('keeps every live community findable after 30% of the nodes crash and owners republish', async () => {
     const text = `
 seed 4
