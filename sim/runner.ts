@@ -734,10 +734,20 @@ class Run {
   #bar(text: string, total: number): { increment(): void; stop(): void } {
     if (!this.#opts.progress) return { increment() {}, stop() {} };
     if (!process.stderr.isTTY) {
+      // Logs (nohup, CI) get a line per tenth of a long command, with the memory so far.
       const t = Date.now();
-      process.stderr.write(`[${((t - this.startedAt) / 1000).toFixed(1)}s] ${text} …\n`);
+      const stamp = () => `[${((Date.now() - this.startedAt) / 1000).toFixed(1)}s]`;
+      process.stderr.write(`${stamp()} ${text} …\n`);
+      const step = total >= 20 ? Math.ceil(total / 10) : 0;
+      let done = 0;
       return {
-        increment() {},
+        increment: () => {
+          done++;
+          if (step > 0 && done % step === 0 && done < total) {
+            const rss = Math.round(process.memoryUsage().rss / 2 ** 20);
+            process.stderr.write(`${stamp()}   ${done}/${total}, RSS ${rss} MiB\n`);
+          }
+        },
         stop: () =>
           process.stderr.write(
             `[${((Date.now() - this.startedAt) / 1000).toFixed(1)}s] ${text} done in ${((Date.now() - t) / 1000).toFixed(1)}s\n`,
