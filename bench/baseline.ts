@@ -75,10 +75,18 @@ at +0s update communities perturb keep=0.9
   writeFileSync(file, text);
   const t0 = Date.now();
   const profile = mode === 'lsh' ? values['cpu-prof'] : undefined;
+  let searchCpuS = Number.NaN;
   const report = await runScenario(parseScenario(text, file), {
     file,
     progress: false,
-    ...(profile ? { aroundCommand: profiled('search', profile) } : {}),
+    aroundCommand: async (command, run) => {
+      if (command !== 'search') return run();
+      // CPU seconds of the whole process (main thread and GC helpers) while searching.
+      const cpu0 = process.cpuUsage();
+      await (profile ? profiled(profile, run) : run());
+      const cpu = process.cpuUsage(cpu0);
+      searchCpuS = (cpu.user + cpu.system) / 1e6;
+    },
   });
   const metrics: Record<string, number | null> = Object.fromEntries(
     METRICS.map((m) => [m, report.metrics[m] ?? null]),
@@ -86,26 +94,24 @@ at +0s update communities perturb keep=0.9
   // …and each operation's traffic by protocol.
   for (const [k, v] of Object.entries(report.metrics))
     if (/^(bytes|messages)\.per_(search|create|update)\./.test(k)) metrics[k] = v;
+  metrics['cpu.search_s'] = searchCpuS;
   process.stdout.write(`${JSON.stringify({ mode, ms: Date.now() - t0, metrics })}\n`);
 }
 
-/** Samples the CPU while commands of one kind run; writes the profile when the first ends. */
-function profiled(kind: string, out: string) {
-  return async (command: string, run: () => Promise<void>) => {
-    if (command !== kind) return run();
-    const session = new Session();
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
-    try {
-      await run();
-    } finally {
-      const { profile } = await session.post('Profiler.stop');
-      writeFileSync(out, JSON.stringify(profile));
-      session.disconnect();
-      process.stderr.write(`CPU profile of the ${kind} phase: ${out}\n`);
-    }
-  };
+/** Samples the CPU while `run` runs and writes the profile when it ends. */
+async function profiled(out: string, run: () => Promise<void>): Promise<void> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    await run();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(out, JSON.stringify(profile));
+    session.disconnect();
+    process.stderr.write(`CPU profile of the searches: ${out}\n`);
+  }
 }
 
 if (values.one !== undefined) {

@@ -1,4 +1,4 @@
-/** `cidx sim <scenario> [--out <dir>] [--seed <n>]`: parse, run, report; returns the exit code. */
+/** `cidx sim <scenario> [--out <dir>] [--seed <n>] [--stack-traces]`: parse, run, report; returns the exit code. */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { writeReports } from './report.ts';
@@ -9,6 +9,8 @@ export interface SimOptions {
   out?: string;
   seed?: number;
   progress?: boolean;
+  /** Keep stack traces on errors while the scenario runs (RunOptions.stackTraces). */
+  stackTraces?: boolean;
 }
 
 /** 0 when every expect holds, 1 when one fails, 2 on a scenario error (message with file:line). */
@@ -28,6 +30,7 @@ export async function runSimulation(file: string, o: SimOptions = {}): Promise<n
     const report = await runScenario(statements, {
       file,
       progress: o.progress ?? true,
+      stackTraces: o.stackTraces === true,
       ...(o.seed !== undefined ? { seed: o.seed } : {}),
       onReport: async (r) => {
         await writeReports(r, out);

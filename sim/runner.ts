@@ -39,12 +39,21 @@ export interface RunOptions {
   progress?: boolean;
   /** Called with the report whenever a `report` statement is reached. */
   onReport?: (r: SimReport) => Promise<void>;
+  /**
+   * Keep stack traces on errors (default: off while the scenario runs). libp2p creates and
+   * drops an error object for every finished queue job and aborted signal; capturing their
+   * stacks cost a fifth of a 500-node search workload's CPU (docs/BENCHMARKS.md), and nothing
+   * in a simulation reads them.
+   */
+  stackTraces?: boolean;
   /** Called around every `at` command, e.g. to profile only the searches. */
   aroundCommand?: (command: string, run: () => Promise<void>) => Promise<void>;
 }
 
 export async function runScenario(statements: Statement[], opts: RunOptions): Promise<SimReport> {
   const run = new Run(statements, opts);
+  const stackTraceLimit = Error.stackTraceLimit;
+  if (opts.stackTraces !== true) Error.stackTraceLimit = 0;
   try {
     await run.execute();
     run.stopSampling();
@@ -53,6 +62,7 @@ export async function runScenario(statements: Statement[], opts: RunOptions): Pr
   } finally {
     run.stopSampling();
     await run.swarm?.stopAll();
+    Error.stackTraceLimit = stackTraceLimit;
   }
 }
 

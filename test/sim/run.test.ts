@@ -71,7 +71,7 @@ expect bytes.per_update > 2000
     expect(report.metrics['update.latency_p50_ms']).toBeGreaterThan(0);
   }, 120_000);
 
-  it('wraps every command in aroundCommand (benches profile one phase with it)', async () => {
+  it('wraps every command in aroundCommand; no stack traces while it runs, unless asked', async () => {
     const text = `
 seed 6
 dataset communities synthetic count=3 size=20 topics=2
@@ -81,9 +81,12 @@ at +0s search communities exact
 `;
     const file = scenario('around', text);
     const seen: string[] = [];
+    const limits: number[] = [];
+    const before = Error.stackTraceLimit;
     const report = await runScenario(parseScenario(text, file), {
       file,
       aroundCommand: async (command, run) => {
+        limits.push(Error.stackTraceLimit);
         seen.push(`${command}:before`);
         await run();
         seen.push(`${command}:after`);
@@ -100,6 +103,18 @@ at +0s search communities exact
     // The commands really ran inside the wrapper.
     expect(report.metrics['communities.created']).toBe(3);
     expect(report.metrics['search.count']).toBe(3);
+    // Errors carry no stacks while the swarm runs, and the process gets its setting back.
+    expect(limits).toEqual([0, 0, 0]);
+    expect(Error.stackTraceLimit).toBe(before);
+    await runScenario(parseScenario('at 0s join 2\n', file), {
+      file,
+      stackTraces: true,
+      aroundCommand: async (_command, run) => {
+        limits.push(Error.stackTraceLimit);
+        await run();
+      },
+    });
+    expect(limits.at(-1)).toBe(before);
   }, 60_000);
 
   it('keeps every live community findable after 30% of the nodes crash and owners republish', async () => {
