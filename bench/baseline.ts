@@ -30,7 +30,8 @@ const { values } = parseArgs({
     // More `timing` settings (e.g. "cache=0ms" turns off the closest-peer cache).
     timing: { type: 'string', default: '' },
     one: { type: 'string' },
-    // Old-space size of each child, MiB (2000 nodes need ≈ 12 GiB).
+    // Old-space size of each child, MiB (2000 nodes ran at 5120, spending half the CPU in GC);
+    // with --one, pass --max-old-space-size to node yourself.
     heap: { type: 'string', default: '12288' },
     'cpu-prof': { type: 'string' },
   },
@@ -133,6 +134,8 @@ if (values.one !== undefined) {
           values.queries as string,
           '--params',
           values.params as string,
+          '--timing',
+          values.timing as string,
           ...(values['cpu-prof'] ? ['--cpu-prof', values['cpu-prof']] : []),
         ],
         [`--max-old-space-size=${values.heap}`],

@@ -760,7 +760,7 @@ class Run {
         },
         stop: () =>
           process.stderr.write(
-            `[${((Date.now() - this.startedAt) / 1000).toFixed(1)}s] ${text} done in ${((Date.now() - t) / 1000).toFixed(1)}s\n`,
+            `${stamp()} ${text} done in ${((Date.now() - t) / 1000).toFixed(1)}s\n`,
           ),
       };
     }
