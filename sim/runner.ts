@@ -651,6 +651,8 @@ class Run {
     if (this.params.concurrency !== undefined) l.concurrency = this.params.concurrency;
     if (this.params.seenFilter !== undefined) l.seenFilterBytes = this.params.seenFilter;
     if (this.params.brief !== undefined) l.briefReplies = this.params.brief;
+    if (this.params.responderK !== undefined) l.responderK = this.params.responderK;
+    if (this.params.reuse !== undefined) l.reuseConnections = this.params.reuse;
     return l;
   }
 
@@ -686,6 +688,13 @@ class Run {
       m['communities.reappeared'] = this.gone.reappeared;
     }
     m['notifications.delivered'] = swarm?.notifications ?? 0;
+    if (swarm && swarm.searches.count > 0) {
+      // How a search's requests spread over peers: what one request per peer would save.
+      const s = swarm.searches;
+      m['search.requests'] = s.requests / s.count;
+      m['search.request_peers'] = s.peers / s.count;
+      m['search.repeat_queries'] = s.repeatQueries / s.count;
+    }
     if (swarm && swarm.lookups.count > 0) {
       m['lookup.count'] = swarm.lookups.count;
       m['lookup.hops'] = swarm.lookups.hops / swarm.lookups.count;

@@ -170,6 +170,8 @@ function parseStatement(p: LineParser, datasets: Set<string>): Body {
           concurrency: 'int',
           seenFilter: 'int',
           brief: 'int',
+          responderK: 'int',
+          reuse: 'int',
           bucket: 'int',
           alpha: 'int',
           paths: 'int',

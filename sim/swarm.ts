@@ -37,6 +37,7 @@ export class SimSwarm {
   readonly slots: Slot[] = [];
   readonly meter = new WireMeter();
   readonly lookups = { count: 0, messages: 0, hops: 0, ms: 0 };
+  readonly searches = { count: 0, requests: 0, peers: 0, repeatQueries: 0 };
   notifications = 0;
   readonly #config: SwarmConfig;
   readonly #rng: Rng;
@@ -94,6 +95,12 @@ export class SimSwarm {
         this.lookups.messages += s.messages;
         this.lookups.hops += s.hops;
         this.lookups.ms += s.ms;
+      },
+      onSearch: (s) => {
+        this.searches.count++;
+        this.searches.requests += s.requests;
+        this.searches.peers += s.peers;
+        this.searches.repeatQueries += s.repeatQueries;
       },
     });
     const slot: Slot = { index, node, alive: false, joinedAt: Date.now() - this.#start };

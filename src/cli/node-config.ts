@@ -49,6 +49,8 @@ export const configSchema = z.strictObject({
       queryReplicas: z.number().int().min(1),
       seenFilterBytes: z.number().int().min(0).max(8192),
       briefReplies: z.union([z.literal(0), z.literal(1)]),
+      responderK: z.number().int().min(0).max(1000),
+      reuseConnections: z.union([z.literal(0), z.literal(1)]),
       inboxCapacity: z.number().int().min(1),
       inboxFilterCells: z.number().int().min(1024),
       maxInboundStreams: z.number().int().min(1),

@@ -29,6 +29,11 @@ export interface ClientOptions {
   timeoutMs: number;
   /** Largest frame sent or accepted (bytes). */
   maxFrameBytes: number;
+  /**
+   * Use the connection libp2p holds to the peer (default), or open one for this request alone
+   * and close it after: only to measure what reuse saves.
+   */
+  reuseConnections?: boolean;
 }
 
 /** Sends one request on a fresh stream of the cidx protocol and reads one response. */
@@ -52,8 +57,18 @@ export class IndexClient {
     }
     const limit = deadline(this.#opts.timeoutMs, outer);
     const { signal } = limit;
+    const own =
+      this.#opts.reuseConnections === false
+        ? await this.#libp2p.dial(peer, { signal, force: true }).catch((err) => {
+            limit.clear();
+            throw err;
+          })
+        : undefined;
     try {
-      const stream = await this.#libp2p.dialProtocol(peer, INDEX_PROTOCOL, { signal });
+      const stream =
+        own === undefined
+          ? await this.#libp2p.dialProtocol(peer, INDEX_PROTOCOL, { signal })
+          : await own.newStream(INDEX_PROTOCOL, { signal });
       try {
         const lp = lpStream(stream, { maxDataLength: this.#opts.maxFrameBytes });
         await lp.write(bytes, { signal });
@@ -70,6 +85,9 @@ export class IndexClient {
       }
     } finally {
       limit.clear();
+      await own
+        ?.close({ signal: AbortSignal.timeout(this.#opts.timeoutMs) })
+        .catch(() => own.abort(new Error('close timed out')));
     }
   }
 }

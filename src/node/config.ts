@@ -2,6 +2,7 @@ import { MAX_SEEN_BYTES } from '../index/seen-filter.ts';
 import type { SwarmParams } from '../index/swarm.ts';
 import { ParamsError } from '../keys/params.ts';
 import type { LookupStats } from '../net/closest.ts';
+import { MAX_K } from '../net/codec.ts';
 import type { HostOptions } from '../net/libp2p.ts';
 
 export interface Timing {
@@ -42,6 +43,16 @@ export interface Limits {
    * best candidates only, from AddressesDHT with their contacts (1: yes, 0: full records).
    */
   briefReplies: number;
+  /**
+   * Results a queried node is asked for per key (0: the search's k). More than k only measures
+   * what the top-k cut at responders saves; the search keeps its best k either way.
+   */
+  responderK: number;
+  /**
+   * cidx requests reuse the connection libp2p holds to the peer (1), or open one of their own
+   * and close it after the answer (0: measures what reuse saves).
+   */
+  reuseConnections: number;
   inboxCapacity: number;
   /** Cells (bytes) of the inbox's duplicate filter (default 2^20). */
   inboxFilterCells: number;
@@ -75,6 +86,8 @@ export const DEFAULT_LIMITS: Limits = {
   queryReplicas: 1,
   seenFilterBytes: MAX_SEEN_BYTES,
   briefReplies: 1,
+  responderK: 0,
+  reuseConnections: 1,
   inboxCapacity: 10_000,
   inboxFilterCells: 1 << 20,
   maxInboundStreams: 256,
@@ -97,6 +110,19 @@ export interface NodeOptions extends HostOptions {
   now?: () => number;
   /** Receives the cost of every DHT lookup this node makes. */
   onLookup?: (dht: 'profiles' | 'addresses', s: LookupStats) => void;
+  /** Receives, after each search, how its requests spread over peers. */
+  onSearch?: (s: SearchStats) => void;
+}
+
+/** How one search's cidx requests spread over the peers asked. */
+export interface SearchStats {
+  keys: number;
+  /** Requests sent to other nodes (queries, probes, follow-ups). */
+  requests: number;
+  /** Distinct other nodes asked. */
+  peers: number;
+  /** Queries (the profile along) sent to a node this search had already asked under another key. */
+  repeatQueries: number;
 }
 
 /** Fills in defaults and checks values; throws ParamsError naming the field. */
@@ -123,7 +149,13 @@ export function resolveTiming(t: Partial<Timing> = {}): Timing {
 export function resolveLimits(l: Partial<Limits> = {}): Limits {
   const out = { ...DEFAULT_LIMITS, ...l };
   for (const [k, v] of Object.entries(out)) {
-    if (k === 'seenFilterBytes' || k === 'briefReplies') continue;
+    if (
+      k === 'seenFilterBytes' ||
+      k === 'briefReplies' ||
+      k === 'responderK' ||
+      k === 'reuseConnections'
+    )
+      continue;
     if (!Number.isInteger(v) || v < 1)
       throw new ParamsError(`limits.${k}`, 'must be an integer >= 1');
   }
@@ -138,6 +170,10 @@ export function resolveLimits(l: Partial<Limits> = {}): Limits {
     );
   if (out.briefReplies !== 0 && out.briefReplies !== 1)
     throw new ParamsError('limits.briefReplies', 'must be 0 or 1');
+  if (!Number.isInteger(out.responderK) || out.responderK < 0 || out.responderK > MAX_K)
+    throw new ParamsError('limits.responderK', `must be an integer from 0 to ${MAX_K}`);
+  if (out.reuseConnections !== 0 && out.reuseConnections !== 1)
+    throw new ParamsError('limits.reuseConnections', 'must be 0 or 1');
   if (out.maxFrameBytes < 4096)
     throw new ParamsError('limits.maxFrameBytes', 'must be at least 4096');
   return out;

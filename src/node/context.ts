@@ -2,7 +2,7 @@ import type { PrivateKey } from '@libp2p/interface';
 import type { ResolvedSwarm } from '../index/swarm.ts';
 import type { CidxLibp2p } from '../net/libp2p.ts';
 import type { ParseOptions } from '../profile/parse.ts';
-import type { Limits, Timing } from './config.ts';
+import type { Limits, SearchStats, Timing } from './config.ts';
 import type { OwnedStore } from './ownership.ts';
 import type { Router } from './router.ts';
 
@@ -18,4 +18,6 @@ export interface NodeContext {
   owned: OwnedStore;
   profileLimits: ParseOptions;
   now(): number;
+  /** Receives how each search's requests spread over peers (the simulator meters it). */
+  onSearch?: (s: SearchStats) => void;
 }

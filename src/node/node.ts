@@ -139,7 +139,11 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     );
     const client = new IndexClient(
       libp2p,
-      { timeoutMs: this.timing.requestTimeoutMs, maxFrameBytes: this.limits.maxFrameBytes },
+      {
+        timeoutMs: this.timing.requestTimeoutMs,
+        maxFrameBytes: this.limits.maxFrameBytes,
+        reuseConnections: this.limits.reuseConnections === 1,
+      },
       this.meter,
     );
     const router = new Router(libp2p, client, this.#server, {
@@ -159,6 +163,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       owned,
       profileLimits,
       now: this.#now,
+      ...(opts.onSearch ? { onSearch: opts.onSearch } : {}),
     };
   }
 

@@ -109,7 +109,13 @@ export class Router {
     req: Request,
     want: number,
     enough: (answers: Answer[]) => boolean = () => false,
-    opts: { counts?: (a: Answer) => boolean; maxPeers?: number; next?: Request } = {},
+    opts: {
+      counts?: (a: Answer) => boolean;
+      maxPeers?: number;
+      next?: Request;
+      /** Told of every request sent (the search meters how its requests spread over peers). */
+      onSend?: (peer: PeerId, req: Request) => void;
+    } = {},
   ): Promise<Answer[]> {
     const all = await this.candidates(dht, key);
     const peers = opts.maxPeers === undefined ? all : all.slice(0, opts.maxPeers);
@@ -124,6 +130,7 @@ export class Router {
       const batch = peers.slice(next, next + (want - useful));
       const sent = next === 0 ? req : (opts.next ?? req);
       next += batch.length;
+      for (const p of batch) opts.onSend?.(p, sent);
       const results = await Promise.allSettled(batch.map((p) => this.send(p, sent)));
       results.forEach((r, i) => {
         if (r.status === 'fulfilled') {

@@ -2,6 +2,7 @@
  * Search and join: thesis algorithms 3.1, 4.5, 4.6 and 4.17 (one interest), 4.22 and 4.23
  * (one result per interest), for both index modes.
  */
+import type { PeerId } from '@libp2p/interface';
 import pLimit from 'p-limit';
 import { indexKeys } from '../keys/index-keys.ts';
 import { type Request, WIRE_VERSION } from '../net/codec.ts';
@@ -44,6 +45,19 @@ export async function searchCommunities(
   const got = new ReturnedDescriptors(ctx);
   const claims = new Map<string, Claim>();
   const errors: unknown[] = [];
+  // Which other nodes this search asks, and how often: what one request per peer would save.
+  const asked = new Map<string, number>();
+  let requests = 0;
+  let repeatQueries = 0;
+  const onSend = (peer: PeerId, req: Request) => {
+    if (peer.equals(ctx.libp2p.peerId)) return;
+    const id = peer.toString();
+    const n = asked.get(id) ?? 0;
+    requests++;
+    if (n > 0 && req.t === 'query') repeatQueries++;
+    asked.set(id, n + 1);
+  };
+  const answerK = ctx.limits.responderK > 0 ? ctx.limits.responderK : k;
   await Promise.all(
     keys.map((key) =>
       limit(async () => {
@@ -57,7 +71,7 @@ export async function searchCommunities(
             t: 'query',
             key,
             profile: wire,
-            k,
+            k: answerK,
             ...(brief ? { brief: true as const } : {}),
             ...(seen === null ? {} : { seen: { k: seen.k, b: seen.bits } }),
           };
@@ -81,11 +95,14 @@ export async function searchCommunities(
                 0,
               maxPeers: Math.max(ctx.limits.queryReplicas, ctx.swarm.params.replicas),
               next: { v: WIRE_VERSION, swarm: ctx.swarm.digest, t: 'probe', key },
+              onSend,
             },
           );
           for (const [i, a] of answers.entries()) {
-            if ((a.res.held ?? 0) > 0)
+            if ((a.res.held ?? 0) > 0) {
+              onSend(a.peer, query);
               answers[i] = { peer: a.peer, res: await ctx.router.send(a.peer, query) };
+            }
           }
           for (const a of answers) {
             for (const s of a.res.sums ?? []) addClaim(claims, s, { peer: a.peer, query });
@@ -97,6 +114,7 @@ export async function searchCommunities(
       }),
     ),
   );
+  ctx.onSearch?.({ keys: keys.length, requests, peers: asked.size, repeatQueries });
   if (errors.length === keys.length) throw errors[0];
   if (brief) return verifyBest(ctx, profile, k, claims);
   const ranked = got.rank(profile);

@@ -22,4 +22,20 @@ describe('search limits', () => {
       expect(() => resolveLimits(bad)).toThrow(ParamsError);
     expect(() => resolveLimits({ concurrency: 0 })).toThrow(/limits.concurrency/);
   });
+
+  it("responders are asked for the search's k and connections are reused, unless told", () => {
+    expect(DEFAULT_LIMITS.responderK).toBe(0);
+    expect(DEFAULT_LIMITS.reuseConnections).toBe(1);
+    expect(resolveLimits({ responderK: 1000, reuseConnections: 0 })).toMatchObject({
+      responderK: 1000,
+      reuseConnections: 0,
+    });
+    for (const bad of [
+      { responderK: -1 },
+      { responderK: 1001 },
+      { responderK: 2.5 },
+      { reuseConnections: 2 },
+    ])
+      expect(() => resolveLimits(bad)).toThrow(ParamsError);
+  });
 });

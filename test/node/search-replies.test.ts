@@ -6,6 +6,7 @@ import type { Response } from '../../src/net/codec.ts';
 import { WIRE_VERSION } from '../../src/net/codec.ts';
 import { QueryHandler } from '../../src/net/handlers/query.ts';
 import { Meter } from '../../src/net/meter.ts';
+import type { Limits, SearchStats } from '../../src/node/config.ts';
 import { CidxNode } from '../../src/node/node.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
 import { startSwarm, stopAll, variedProfiles } from '../support/swarm.ts';
@@ -16,12 +17,15 @@ import { startSwarm, stopAll, variedProfiles } from '../support/swarm.ts';
  * out); brief summaries, with only the best candidates' descriptors fetched. The answers must
  * be identical and each cheaper way must receive fewer bytes.
  */
-describe('search answers on a 12-node swarm: full, filtered, brief', () => {
+describe('search answers on a 12-node swarm: full, filtered, brief, wide, unshared', () => {
   const swarm = { index: { mode: 'lsh' as const, n: 20, m: 1, seed: 'seen' } };
   let nodes: CidxNode[];
   let plain: CidxNode;
   let filtered: CidxNode;
   let brief: CidxNode;
+  let wide: CidxNode;
+  let unshared: CidxNode;
+  const searchStats: SearchStats[] = [];
   // Two topics only: every community shares most keys with many others.
   const profiles = variedProfiles(24, 30, 7, 2);
   const ids: string[] = [];
@@ -34,7 +38,7 @@ describe('search answers on a 12-node swarm: full, filtered, brief', () => {
     });
     for (const [i, p] of profiles.entries())
       ids.push((await (nodes[i % nodes.length] as CidxNode).create(p)).id);
-    const extra = async (limits: { seenFilterBytes?: number; briefReplies?: number }) => {
+    const extra = async (limits: Partial<Limits>) => {
       const n = await CidxNode.create({
         transport: 'memory',
         listen: [`/memory/cidx-replies-${JSON.stringify(limits)}-${Date.now()}`],
@@ -43,6 +47,7 @@ describe('search answers on a 12-node swarm: full, filtered, brief', () => {
         swarm,
         timing: { requestTimeoutMs: 20_000, lookupTimeoutMs: 30_000, closestCacheMs: 0 },
         limits,
+        ...(limits.reuseConnections === 0 ? {} : { onSearch: (st) => searchStats.push(st) }),
       });
       await n.start();
       return n;
@@ -50,23 +55,32 @@ describe('search answers on a 12-node swarm: full, filtered, brief', () => {
     plain = await extra({ seenFilterBytes: 0, briefReplies: 0 });
     filtered = await extra({ briefReplies: 0 });
     brief = await extra({});
+    wide = await extra({ responderK: 1000 });
+    unshared = await extra({ reuseConnections: 0 });
   }, 240_000);
 
   afterAll(async () => {
-    await stopAll([...nodes, plain, filtered, brief]);
+    await stopAll([...nodes, plain, filtered, brief, wide, unshared]);
   });
 
   it('returns the same answers for fewer bytes', async () => {
     // Everything a search receives: query answers and the contacts (with descriptors) fetched.
     const received = (n: CidxNode) =>
       n.meter.total('in:query-response').bytes + n.meter.total('in:contacts-get-response').bytes;
-    const askers = { plain, filtered, brief };
+    const askers = { plain, filtered, brief, wide, unshared };
+    // Connections each asker opens while searching: unshared opens one per cidx request.
+    const opened = new Map<CidxNode, number>();
+    for (const n of Object.values(askers)) {
+      opened.set(n, 0);
+      n.libp2p.addEventListener('connection:open', () => opened.set(n, (opened.get(n) ?? 0) + 1));
+    }
+    const statsBefore = searchStats.length;
     const before = Object.fromEntries(Object.entries(askers).map(([k, n]) => [k, received(n)]));
     for (const p of profiles.slice(0, 12)) {
       const a = await plain.search(p, { k: 5 });
       expect(a.length).toBe(5);
       const answer = a.map((r) => [r.id, r.version, r.similarity, r.contacts]);
-      for (const n of [filtered, brief]) {
+      for (const n of [filtered, brief, wide, unshared]) {
         const b = await n.search(p, { k: 5 });
         expect(b.map((r) => [r.id, r.version, r.similarity, r.contacts])).toEqual(answer);
       }
@@ -75,6 +89,38 @@ describe('search answers on a 12-node swarm: full, filtered, brief', () => {
     expect(used('filtered')).toBeGreaterThan(0);
     expect(used('filtered')).toBeLessThan(0.8 * used('plain'));
     expect(used('brief')).toBeLessThan(0.5 * used('plain'));
+    // What the searches told of their requests: every key asked, some nodes under several keys
+    // (20 keys on 12 nodes), never fewer requests than nodes.
+    const stats = searchStats.slice(statsBefore);
+    expect(stats.length).toBe(12 * 4);
+    for (const st of stats) {
+      expect(st.keys).toBe(20);
+      expect(st.requests).toBeGreaterThanOrEqual(st.peers);
+      expect(st.peers).toBeLessThanOrEqual(16);
+    }
+    expect(stats.some((st) => st.repeatQueries > 0)).toBe(true);
+    // Without reuse every cidx request opens a connection of its own; with it, the 12 searches
+    // open hardly any (they were connected to the swarm already).
+    const requestsOfBrief = stats
+      .filter((_, i) => i % 4 === 2)
+      .reduce((sum, st) => sum + st.requests, 0);
+    expect(opened.get(unshared)).toBeGreaterThanOrEqual(requestsOfBrief / 2);
+    expect(opened.get(brief)).toBeLessThan(requestsOfBrief / 4);
+    expect(unshared.libp2p.getConnections().length).toBeLessThan(20);
+  });
+
+  it('responders cut their answers at the top k: asked for everything, they send more', async () => {
+    const received = (n: CidxNode) => n.meter.total('in:query-response').bytes;
+    const before = [received(brief), received(wide)];
+    for (const p of profiles.slice(0, 12)) {
+      const a = await brief.search(p, { k: 1 });
+      const b = await wide.search(p, { k: 1 });
+      expect(b.map((r) => [r.id, r.similarity])).toEqual(a.map((r) => [r.id, r.similarity]));
+    }
+    const cut = received(brief) - (before[0] as number);
+    const all = received(wide) - (before[1] as number);
+    expect(cut).toBeGreaterThan(0);
+    expect(all).toBeGreaterThan(1.2 * cut);
   });
 
   it('a responder inflating a claim cannot rank a community higher', async () => {
