@@ -653,6 +653,7 @@ class Run {
     if (this.params.brief !== undefined) l.briefReplies = this.params.brief;
     if (this.params.responderK !== undefined) l.responderK = this.params.responderK;
     if (this.params.reuse !== undefined) l.reuseConnections = this.params.reuse;
+    if (this.params.float32 !== undefined) l.queryFloat32 = this.params.float32;
     return l;
   }
 

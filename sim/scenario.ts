@@ -172,6 +172,7 @@ function parseStatement(p: LineParser, datasets: Set<string>): Body {
           brief: 'int',
           responderK: 'int',
           reuse: 'int',
+          float32: 'int',
           bucket: 'int',
           alpha: 'int',
           paths: 'int',

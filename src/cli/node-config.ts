@@ -51,6 +51,7 @@ export const configSchema = z.strictObject({
       briefReplies: z.union([z.literal(0), z.literal(1)]),
       responderK: z.number().int().min(0).max(1000),
       reuseConnections: z.union([z.literal(0), z.literal(1)]),
+      queryFloat32: z.union([z.literal(0), z.literal(1)]),
       inboxCapacity: z.number().int().min(1),
       inboxFilterCells: z.number().int().min(1024),
       maxInboundStreams: z.number().int().min(1),

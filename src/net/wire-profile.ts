@@ -18,11 +18,24 @@ export const wireProfileSchema = z.object({
 });
 export type WireProfile = z.infer<typeof wireProfileSchema>;
 
-export function profileToWire(p: Profile): WireProfile {
+/**
+ * With `float32`, weights are rounded to single precision, which CBOR then sends in 5 bytes
+ * instead of 9: for query profiles only (responders rank with them; the searcher re-scores
+ * verified descriptors with the exact profile), never for signed records.
+ */
+export function profileToWire(p: Profile, opts: { float32?: boolean } = {}): WireProfile {
   const json = p.toJSON();
-  const out: WireProfile = { w: Object.entries(json.weights) };
-  if (json.relations !== undefined) out.r = json.relations;
+  const round = opts.float32 === true ? toFloat32 : (x: number) => x;
+  const out: WireProfile = { w: Object.entries(json.weights).map(([a, x]) => [a, round(x)]) };
+  if (json.relations !== undefined)
+    out.r = json.relations.map(([a, b, x]) => [a, b, round(x)] as [string, string, number]);
   return out;
+}
+
+/** The nearest single-precision value, but never 0 for a positive weight. */
+function toFloat32(x: number): number {
+  const f = Math.fround(x);
+  return f === 0 && x !== 0 ? x : f;
 }
 
 /**

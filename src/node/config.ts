@@ -53,6 +53,8 @@ export interface Limits {
    * and close it after the answer (0: measures what reuse saves).
    */
   reuseConnections: number;
+  /** Query profiles carry single-precision weights (1) or full ones (0). */
+  queryFloat32: number;
   inboxCapacity: number;
   /** Cells (bytes) of the inbox's duplicate filter (default 2^20). */
   inboxFilterCells: number;
@@ -88,6 +90,7 @@ export const DEFAULT_LIMITS: Limits = {
   briefReplies: 1,
   responderK: 0,
   reuseConnections: 1,
+  queryFloat32: 0,
   inboxCapacity: 10_000,
   inboxFilterCells: 1 << 20,
   maxInboundStreams: 256,
@@ -153,7 +156,8 @@ export function resolveLimits(l: Partial<Limits> = {}): Limits {
       k === 'seenFilterBytes' ||
       k === 'briefReplies' ||
       k === 'responderK' ||
-      k === 'reuseConnections'
+      k === 'reuseConnections' ||
+      k === 'queryFloat32'
     )
       continue;
     if (!Number.isInteger(v) || v < 1)
@@ -172,8 +176,8 @@ export function resolveLimits(l: Partial<Limits> = {}): Limits {
     throw new ParamsError('limits.briefReplies', 'must be 0 or 1');
   if (!Number.isInteger(out.responderK) || out.responderK < 0 || out.responderK > MAX_K)
     throw new ParamsError('limits.responderK', `must be an integer from 0 to ${MAX_K}`);
-  if (out.reuseConnections !== 0 && out.reuseConnections !== 1)
-    throw new ParamsError('limits.reuseConnections', 'must be 0 or 1');
+  for (const k of ['reuseConnections', 'queryFloat32'] as const)
+    if (out[k] !== 0 && out[k] !== 1) throw new ParamsError(`limits.${k}`, 'must be 0 or 1');
   if (out.maxFrameBytes < 4096)
     throw new ParamsError('limits.maxFrameBytes', 'must be at least 4096');
   return out;

@@ -40,7 +40,7 @@ export async function searchCommunities(
 ): Promise<CommunityResult[]> {
   const brief = ctx.limits.briefReplies === 1;
   const keys = indexKeys(profile, ctx.swarm.params.index);
-  const wire = profileToWire(profile);
+  const wire = profileToWire(profile, { float32: ctx.limits.queryFloat32 === 1 });
   const limit = pLimit(ctx.limits.concurrency);
   const got = new ReturnedDescriptors(ctx);
   const claims = new Map<string, Claim>();

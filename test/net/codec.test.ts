@@ -9,6 +9,8 @@ import {
   fitToFrame,
   type Request,
 } from '../../src/net/codec.ts';
+import { profileFromWire, profileToWire } from '../../src/net/wire-profile.ts';
+import { parseProfile } from '../../src/profile/parse.ts';
 
 const swarm = new Uint8Array(32).fill(7);
 const rec = { p: new Uint8Array([1, 2]), o: new Uint8Array([3]), s: new Uint8Array([4]) };
@@ -87,5 +89,37 @@ describe('wire codec', () => {
     const big = { p: new Uint8Array(1000), o: new Uint8Array(36), s: new Uint8Array(64) };
     expect(fitToFrame([big, big, big], 2500)).toHaveLength(2);
     expect(fitToFrame([big], 100)).toHaveLength(0);
+  });
+});
+
+describe('query profiles in single precision', () => {
+  it('encode smaller, stay within float32 rounding and still parse', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.double({ min: 1e-6, max: 1, noNaN: true }), { minLength: 40, maxLength: 40 }),
+        (names, ws) => {
+          const p = parseProfile({ weights: Object.fromEntries(names.map((n, i) => [n, ws[i]])) });
+          const full = profileToWire(p);
+          const single = profileToWire(p, { float32: true });
+          expect(encode(single).length).toBeLessThanOrEqual(encode(full).length);
+          single.w.forEach(([a, x], i) => {
+            const [b, y] = full.w[i] as [string, number];
+            expect(a).toBe(b);
+            expect(x).toBeGreaterThan(0);
+            expect(Math.abs(x - y)).toBeLessThanOrEqual(y * 2 ** -23);
+          });
+          expect(profileFromWire(single).size).toBe(p.size);
+        },
+      ),
+    );
+  });
+
+  it('saves four bytes per weight that is not already short', () => {
+    const p = parseProfile({ weights: { a: 0.1, b: 0.3, c: 0.5 } });
+    // 0.1 and 0.3 need 9 bytes in double precision and 5 in single; 0.5 fits 3 bytes either way.
+    expect(
+      encode(profileToWire(p)).length - encode(profileToWire(p, { float32: true })).length,
+    ).toBe(8);
   });
 });

@@ -35,6 +35,7 @@ describe('search limits', () => {
       { responderK: 1001 },
       { responderK: 2.5 },
       { reuseConnections: 2 },
+      { queryFloat32: -1 },
     ])
       expect(() => resolveLimits(bad)).toThrow(ParamsError);
   });
