@@ -53,7 +53,10 @@ export interface Limits {
    * and close it after the answer (0: measures what reuse saves).
    */
   reuseConnections: number;
-  /** Query profiles carry single-precision weights (1) or full ones (0). */
+  /**
+   * Query profiles carry single-precision weights (1) or full ones (0). Responders only rank
+   * with them; the searcher scores verified descriptors with the exact profile.
+   */
   queryFloat32: number;
   inboxCapacity: number;
   /** Cells (bytes) of the inbox's duplicate filter (default 2^20). */
@@ -90,7 +93,8 @@ export const DEFAULT_LIMITS: Limits = {
   briefReplies: 1,
   responderK: 0,
   reuseConnections: 1,
-  queryFloat32: 0,
+  // 88.6 → 85.3 KiB per search on the corpus workload (100 nodes), the same answers.
+  queryFloat32: 1,
   inboxCapacity: 10_000,
   inboxFilterCells: 1 << 20,
   maxInboundStreams: 256,

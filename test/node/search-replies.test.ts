@@ -52,7 +52,8 @@ describe('search answers on a 12-node swarm: full, filtered, brief, wide, unshar
       await n.start();
       return n;
     };
-    plain = await extra({ seenFilterBytes: 0, briefReplies: 0 });
+    // Full answers, no filter, double-precision query weights: the other askers must agree.
+    plain = await extra({ seenFilterBytes: 0, briefReplies: 0, queryFloat32: 0 });
     filtered = await extra({ briefReplies: 0 });
     brief = await extra({});
     wide = await extra({ responderK: 1000 });
