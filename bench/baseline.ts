@@ -6,9 +6,10 @@
  * One child process per mode. Prints a markdown table for docs/BENCHMARKS.md.
  *
  * Usage: npm run bench:baseline [-- --nodes 100 --communities 60 --queries 40]
- *          [--heap 20480] [--cpu-prof search.cpuprofile] [--one lsh|attribute]
+ *          [--heap 20480] [--cpu-prof search.cpuprofile] [--one lsh|attribute] [--size 400]
  * --cpu-prof samples the CPU during the searches only (not join, creates, updates), in the LSH
  * run, and writes a .cpuprofile that Chrome DevTools or `node bench/cpu-profile.ts` reads.
+ * --size replaces the corpus with synthetic profiles of that many attributes (queries as large).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -34,6 +35,9 @@ const { values } = parseArgs({
     // with --one, pass --max-old-space-size to node yourself.
     heap: { type: 'string', default: '12288' },
     'cpu-prof': { type: 'string' },
+    // Synthetic profiles of this many attributes (7 topics; users resemble communities,
+    // keep = 0.45) instead of the corpus: how the two modes compare as profiles grow.
+    size: { type: 'string' },
   },
 });
 const MODES: Record<string, string> = {
@@ -62,14 +66,28 @@ const METRICS = [
   'time.join_ms',
 ];
 
+function datasets(): string {
+  if (values.size !== undefined) {
+    const size = Number(values.size);
+    if (!Number.isInteger(size) || size < 1) throw new Error(`--size must be a positive integer`);
+    return [
+      `dataset communities synthetic count=${values.communities} size=${size} topics=7`,
+      `dataset users perturb communities count=${values.queries} keep=0.45 noise=0.2`,
+    ].join('\n');
+  }
+  return [
+    `dataset communities ${join(DATA_DIR, 'communities-v150.jsonl')} limit=${values.communities}`,
+    `dataset users ${join(DATA_DIR, 'queries-v150.jsonl')} limit=${values.queries}`,
+  ].join('\n');
+}
+
 async function one(mode: string): Promise<void> {
   const text = `
 seed 88
 ${MODES[mode]}
 params k=5 l=3 s=5 replicas=3 ${values.params}
 timing republish=3h ttl=6h tombstone=12h lookup=60s request=60s ${values.timing}
-dataset communities ${join(DATA_DIR, 'communities-v150.jsonl')} limit=${values.communities}
-dataset users ${join(DATA_DIR, 'queries-v150.jsonl')} limit=${values.queries}
+${datasets()}
 at 0s join ${values.nodes}
 at +0s create communities concurrency=4
 at +0s search users exact concurrency=4
@@ -139,6 +157,7 @@ if (values.one !== undefined) {
           values.params as string,
           '--timing',
           values.timing as string,
+          ...(values.size === undefined ? [] : ['--size', values.size]),
           ...(values['cpu-prof'] ? ['--cpu-prof', values['cpu-prof']] : []),
         ],
         [`--max-old-space-size=${values.heap}`],
@@ -150,7 +169,7 @@ if (values.one !== undefined) {
   const kib = (x: number) => (x / 1024).toFixed(1);
   const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
   const out = [
-    `${values.nodes} nodes, ${values.communities} communities (corpus 150-term vectors), ` +
+    `${values.nodes} nodes, ${values.communities} communities (${values.size === undefined ? 'corpus 150-term vectors' : `synthetic ${values.size}-attribute vectors`}), ` +
       `${values.queries} searches, every community updated once; k = 5, s = 5, 3 replicas.`,
     '',
     line([
