@@ -100,7 +100,8 @@ at +0s update communities perturb keep=0.9
   let searchCpuS = Number.NaN;
   const report = await runScenario(parseScenario(text, file), {
     file,
-    progress: false,
+    // BENCH_PROGRESS=1: a line per tenth of each command on stderr (long runs).
+    progress: process.env.BENCH_PROGRESS === '1',
     aroundCommand: async (command, run) => {
       if (command !== 'search') return run();
       // CPU seconds of the whole process (main thread and GC helpers) while searching.
