@@ -13,7 +13,6 @@ import { plaintext } from '@libp2p/plaintext';
 import { tcp } from '@libp2p/tcp';
 import type { Datastore } from 'interface-datastore';
 import { createLibp2p, type Libp2p } from 'libp2p';
-import { pruneInBatches } from './pruner.ts';
 
 export const PROFILES_DHT_PROTOCOL = '/cidx/profiles/kad/1.0.0';
 export const ADDRESSES_DHT_PROTOCOL = '/cidx/addresses/kad/1.0.0';
@@ -39,7 +38,7 @@ export interface HostOptions {
   encryption?: 'noise' | 'plaintext';
   /** Overrides for both DHTs (simulations lengthen intervals, tests shorten them). */
   dht?: Partial<KadDHTInit>;
-  /** Most open connections (default 300); past it, the least valuable are closed down to 90%. */
+  /** Most open connections (default 300). */
   maxConnections?: number;
   /** libp2p's Metrics component (the simulator meters the wire through it). */
   metrics?: (components: unknown) => Metrics;
@@ -103,7 +102,6 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   if (o.encryption === 'plaintext' && o.transport !== 'memory') {
     throw new Error('plaintext encryption is only for the in-process memory transport');
   }
-  const maxConnections = o.maxConnections ?? 300;
   const host = await createLibp2p({
     // Started by the node's own start(), after its handlers are in place.
     start: false,
@@ -115,9 +113,7 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
     // In a simulation, connections live in one process: nothing idles them out, and yamux's
     // keep-alive pings of every connection cost 3.6% of a 2000-node run's CPU.
     streamMuxers: [yamux(o.simulation ? { enableKeepAlive: false } : {})],
-    // Our batch pruner keeps the count under maxConnections (below); libp2p's own limit, above
-    // it, is the backstop and refuses inbound connections past it.
-    connectionManager: { maxConnections: Math.ceil(1.25 * maxConnections) },
+    connectionManager: { maxConnections: o.maxConnections ?? 300 },
     ...(o.metrics ? { metrics: o.metrics } : {}),
     ...(o.simulation ? { connectionMonitor: { enabled: false }, logger: silentLogger() } : {}),
     services: {
@@ -129,7 +125,6 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
     },
   });
   if (o.simulation) slowClosestPeerTagging(host);
-  pruneInBatches(host, { high: maxConnections, low: Math.floor(0.9 * maxConnections) });
   return host;
 }
 
