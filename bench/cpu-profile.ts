@@ -1,9 +1,11 @@
 /**
  * node bench/cpu-profile.ts <file.cpuprofile> [--top 30] [--callers <text> [--depth 6]]
+ *                                        [--inside <text>]
  * Summarises a V8 CPU profile (from `node --cpu-prof` or `bench:baseline --cpu-prof`) as
  * markdown: where the time went by package, the functions with the most self time, and the
  * share spent in cidx's own code. --callers lists the call chains (--depth frames deep) into
- * the functions whose name or file contains <text>. DevTools shows the same profile as a
+ * the functions whose name or file contains <text>; --inside gives the share of the time spent
+ * in such functions and everything they call (comma-separated texts: one line each). DevTools shows the same profile as a
  * flame chart; these tables are what docs/BENCHMARKS.md records.
  */
 import { readFileSync } from 'node:fs';
@@ -31,11 +33,12 @@ const { values, positionals } = parseArgs({
     top: { type: 'string', default: '30' },
     callers: { type: 'string' },
     depth: { type: 'string', default: '6' },
+    inside: { type: 'string' },
   },
 });
 if (positionals.length !== 1) {
   process.stderr.write(
-    'usage: node bench/cpu-profile.ts <file.cpuprofile> [--top 30] [--callers <text> [--depth 6]]\n',
+    'usage: node bench/cpu-profile.ts <file.cpuprofile> [--top 30] [--callers <text> [--depth 6]] [--inside <text>[,<text>…]]\n',
   );
   process.exit(2);
 }
@@ -113,5 +116,21 @@ if (values.callers !== undefined) {
     add(chains, chain.join(' < '), t);
   }
   out.push(...table(`callers of ${text}`, chains, 15));
+}
+if (values.inside !== undefined) {
+  // Total time: samples with a matching frame anywhere on their stack, each counted once.
+  for (const text of values.inside.split(',')) {
+    let t = 0;
+    for (const [id, st] of selfTime) {
+      for (let p: number | undefined = id; p !== undefined; p = parent.get(p)) {
+        const f = (nodes.get(p) as ProfileNode).callFrame;
+        if (`${f.functionName} ${f.url}`.includes(text)) {
+          t += st;
+          break;
+        }
+      }
+    }
+    out.push(`inside ${text}: ${pct(t)}`);
+  }
 }
 process.stdout.write(`${out.join('\n')}\n`);
