@@ -26,7 +26,7 @@ describe('search limits', () => {
   it("responders are asked for the search's k and connections are reused, unless told", () => {
     expect(DEFAULT_LIMITS.responderK).toBe(0);
     expect(DEFAULT_LIMITS.reuseConnections).toBe(1);
-    expect(DEFAULT_LIMITS.queryFloat32).toBe(1);
+    expect(DEFAULT_LIMITS.queryFloat32).toBe(0);
     expect(resolveLimits({ responderK: 1000, reuseConnections: 0 })).toMatchObject({
       responderK: 1000,
       reuseConnections: 0,
