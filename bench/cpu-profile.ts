@@ -5,8 +5,8 @@
  * markdown: where the time went by package, the functions with the most self time, and the
  * share spent in cidx's own code. --callers lists the call chains (--depth frames deep) into
  * the functions whose name or file contains <text>; --inside gives the share of the time spent
- * in such functions and everything they call (comma-separated texts: one line each). DevTools shows the same profile as a
- * flame chart; these tables are what docs/BENCHMARKS.md records.
+ * in such functions and everything they call (comma-separated texts: one line each). DevTools
+ * shows the same profile as a flame chart; these tables are what docs/BENCHMARKS.md records.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

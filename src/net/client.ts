@@ -1,4 +1,4 @@
-import type { PeerId } from '@libp2p/interface';
+import type { Connection, PeerId } from '@libp2p/interface';
 import { lpStream } from '@libp2p/utils';
 import type { Multiaddr } from '@multiformats/multiaddr';
 import {
@@ -57,14 +57,10 @@ export class IndexClient {
     }
     const limit = deadline(this.#opts.timeoutMs, outer);
     const { signal } = limit;
-    const own =
-      this.#opts.reuseConnections === false
-        ? await this.#libp2p.dial(peer, { signal, force: true }).catch((err) => {
-            limit.clear();
-            throw err;
-          })
-        : undefined;
+    let own: Connection | undefined;
     try {
+      if (this.#opts.reuseConnections === false)
+        own = await this.#libp2p.dial(peer, { signal, force: true });
       const stream =
         own === undefined
           ? await this.#libp2p.dialProtocol(peer, INDEX_PROTOCOL, { signal })
@@ -85,9 +81,10 @@ export class IndexClient {
       }
     } finally {
       limit.clear();
-      await own
+      const conn = own;
+      await conn
         ?.close({ signal: AbortSignal.timeout(this.#opts.timeoutMs) })
-        .catch(() => own.abort(new Error('close timed out')));
+        .catch(() => conn.abort(new Error('close timed out')));
     }
   }
 }

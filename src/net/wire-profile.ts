@@ -25,10 +25,11 @@ export type WireProfile = z.infer<typeof wireProfileSchema>;
  */
 export function profileToWire(p: Profile, opts: { float32?: boolean } = {}): WireProfile {
   const json = p.toJSON();
-  const round = opts.float32 === true ? toFloat32 : (x: number) => x;
-  const out: WireProfile = { w: Object.entries(json.weights).map(([a, x]) => [a, round(x)]) };
-  if (json.relations !== undefined)
-    out.r = json.relations.map(([a, b, x]) => [a, b, round(x)] as [string, string, number]);
+  const out: WireProfile = { w: Object.entries(json.weights) };
+  if (json.relations !== undefined) out.r = json.relations;
+  if (opts.float32 !== true) return out;
+  out.w = out.w.map(([a, x]) => [a, toFloat32(x)]);
+  if (out.r !== undefined) out.r = out.r.map(([a, b, x]) => [a, b, toFloat32(x)]);
   return out;
 }
 

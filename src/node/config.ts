@@ -154,35 +154,28 @@ export function resolveTiming(t: Partial<Timing> = {}): Timing {
   return out;
 }
 
+/** Limits that may be 0 or have an upper bound; every other limit is an integer >= 1. */
+const LIMIT_RANGES: Partial<Record<keyof Limits, [number, number]>> = {
+  seenFilterBytes: [0, MAX_SEEN_BYTES],
+  briefReplies: [0, 1],
+  responderK: [0, MAX_K],
+  reuseConnections: [0, 1],
+  queryFloat32: [0, 1],
+};
+
 export function resolveLimits(l: Partial<Limits> = {}): Limits {
   const out = { ...DEFAULT_LIMITS, ...l };
   for (const [k, v] of Object.entries(out)) {
-    if (
-      k === 'seenFilterBytes' ||
-      k === 'briefReplies' ||
-      k === 'responderK' ||
-      k === 'reuseConnections' ||
-      k === 'queryFloat32'
-    )
-      continue;
-    if (!Number.isInteger(v) || v < 1)
-      throw new ParamsError(`limits.${k}`, 'must be an integer >= 1');
+    const [min, max] = LIMIT_RANGES[k as keyof Limits] ?? [1, Number.POSITIVE_INFINITY];
+    if (Number.isInteger(v) && v >= min && v <= max) continue;
+    const rule =
+      max === Number.POSITIVE_INFINITY
+        ? `must be an integer >= ${min}`
+        : min === 0 && max === 1
+          ? 'must be 0 or 1'
+          : `must be an integer from ${min} to ${max}`;
+    throw new ParamsError(`limits.${k}`, rule);
   }
-  if (
-    !Number.isInteger(out.seenFilterBytes) ||
-    out.seenFilterBytes < 0 ||
-    out.seenFilterBytes > MAX_SEEN_BYTES
-  )
-    throw new ParamsError(
-      'limits.seenFilterBytes',
-      `must be an integer from 0 to ${MAX_SEEN_BYTES}`,
-    );
-  if (out.briefReplies !== 0 && out.briefReplies !== 1)
-    throw new ParamsError('limits.briefReplies', 'must be 0 or 1');
-  if (!Number.isInteger(out.responderK) || out.responderK < 0 || out.responderK > MAX_K)
-    throw new ParamsError('limits.responderK', `must be an integer from 0 to ${MAX_K}`);
-  for (const k of ['reuseConnections', 'queryFloat32'] as const)
-    if (out[k] !== 0 && out[k] !== 1) throw new ParamsError(`limits.${k}`, 'must be 0 or 1');
   if (out.maxFrameBytes < 4096)
     throw new ParamsError('limits.maxFrameBytes', 'must be at least 4096');
   return out;

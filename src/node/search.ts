@@ -46,16 +46,15 @@ export async function searchCommunities(
   const claims = new Map<string, Claim>();
   const errors: unknown[] = [];
   // Which other nodes this search asks, and how often: what one request per peer would save.
-  const asked = new Map<string, number>();
+  const asked = new Set<string>();
   let requests = 0;
   let repeatQueries = 0;
   const onSend = (peer: PeerId, req: Request) => {
     if (peer.equals(ctx.libp2p.peerId)) return;
     const id = peer.toString();
-    const n = asked.get(id) ?? 0;
     requests++;
-    if (n > 0 && req.t === 'query') repeatQueries++;
-    asked.set(id, n + 1);
+    if (asked.has(id) && req.t === 'query') repeatQueries++;
+    asked.add(id);
   };
   const answerK = ctx.limits.responderK > 0 ? ctx.limits.responderK : k;
   await Promise.all(
