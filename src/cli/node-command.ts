@@ -1,7 +1,9 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import pino from 'pino';
 import { FAMILIES } from '../keys/params.ts';
+import { REACHABILITY_MODES } from '../net/reachability.ts';
+import { MAX_SWARM_KEY_BYTES, parseSwarmKey, SwarmKeyError } from '../net/swarm-key.ts';
 import { CidxNode } from '../node/node.ts';
 import { NodeStorage } from '../node/storage.ts';
 import { FieldError } from '../profile/errors.ts';
@@ -36,6 +38,9 @@ interface NodeFlags {
   recordTtl?: number;
   logLevel?: string;
   config?: string;
+  // ── reachability flags ──
+  reachability?: string;
+  swarmKey?: string;
 }
 
 /** A repeatable flag; from an environment variable, a comma-separated list. */
@@ -154,6 +159,23 @@ export function registerNodeCommand(program: Command): void {
         'CIDX_CONFIG',
       ),
     )
+    // ── reachability, private swarms ──
+    .addOption(
+      new Option(
+        '--reachability <mode>',
+        'auto (default: serve once peers confirm we can be dialled, or at once in a swarm on ' +
+          'private-range addresses), public (serve, relay for others), private (client, via relays)',
+      )
+        .argParser(oneOf(REACHABILITY_MODES))
+        .env('CIDX_REACHABILITY'),
+    )
+    .addOption(
+      new Option(
+        '--swarm-key <file>',
+        'pre-shared key of a private swarm (cidx swarm-key): peers without it cannot connect',
+      ).env('CIDX_SWARM_KEY'),
+    )
+    // ── end of reachability flags ──
     .addHelpText(
       'after',
       `
@@ -165,14 +187,23 @@ When ready, prints one JSON line on stdout:
 JSON-RPC 2.0 on POST <rpc>/, notifications as server-sent events on GET <rpc>/events.
 SIGINT / SIGTERM stop it gracefully (exit 0).
 
+Reachability: a node others can dial serves both DHTs; one they cannot (behind a NAT) only
+queries them and is reached through relays. --reachability auto asks peers to dial it back
+(AutoNAT) and serves once they could. AutoNAT cannot test loopback or private-range addresses
+(127/8, 10/8, 192.168/16, …): in a swarm whose bootstrap peers all have such addresses (or with
+none), auto serves at once. Declare --reachability public for bootstrap and relay servers.
+
 Examples:
   cidx node --data ./node1 --listen /ip4/127.0.0.1/tcp/4001 --rpc 127.0.0.1:7070
   cidx node --data ./node2 --rpc 127.0.0.1:7071 --bootstrap /ip4/127.0.0.1/tcp/4001/p2p/12D3KooW…
-  cidx node --index attribute --replicas 5 --config swarm.json`,
+  cidx node --index attribute --replicas 5 --config swarm.json
+  cidx node --reachability public --listen /ip4/0.0.0.0/tcp/4001 --listen /ip4/0.0.0.0/tcp/4002/ws
+  cidx node --swarm-key swarm.key --bootstrap /ip4/…/tcp/4001/p2p/12D3KooW…`,
     )
     .action(async (flags: NodeFlags) => {
       const config = await loadConfig(flags);
-      await runNode(config);
+      const swarmKey = await readSwarmKey(config.swarmKey);
+      await runNode(config, swarmKey);
     });
 }
 
@@ -208,6 +239,8 @@ async function loadConfig(f: NodeFlags): Promise<NodeConfig> {
     s: f.s,
     timing: { republishIntervalMs: f.republishInterval, recordTtlMs: f.recordTtl },
     logLevel: f.logLevel,
+    reachability: f.reachability,
+    swarmKey: f.swarmKey,
   };
   try {
     const c = resolveConfig(file, fromFlags);
@@ -219,8 +252,24 @@ async function loadConfig(f: NodeFlags): Promise<NodeConfig> {
   }
 }
 
+// ── reachability: the swarm key file ──
+async function readSwarmKey(path: string | undefined): Promise<Uint8Array | undefined> {
+  if (path === undefined) return undefined;
+  try {
+    if ((await stat(path)).size > MAX_SWARM_KEY_BYTES)
+      throw new SwarmKeyError(`larger than ${MAX_SWARM_KEY_BYTES} bytes: not a swarm key`);
+    return parseSwarmKey(await readFile(path));
+  } catch (err) {
+    const why =
+      err instanceof SwarmKeyError
+        ? err.message
+        : `cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`;
+    throw new UsageError(`--swarm-key ${path}: ${why}`);
+  }
+}
+
 /** Runs a node until SIGINT/SIGTERM. */
-async function runNode(config: NodeConfig): Promise<void> {
+async function runNode(config: NodeConfig, swarmKey: Uint8Array | undefined): Promise<void> {
   const log = pino(
     { level: config.logLevel, base: undefined },
     pino.destination({ dest: 2, sync: true }),
@@ -235,7 +284,7 @@ async function runNode(config: NodeConfig): Promise<void> {
         maxAttributes: config.limits.maxAttributes ?? 4096,
       });
     try {
-      node = await CidxNode.create(nodeOptions(config), storage);
+      node = await CidxNode.create({ ...nodeOptions(config), swarmKey }, storage);
     } catch (err) {
       if (err instanceof FieldError) throw new UsageError(`config: ${err.message}`);
       throw err;

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { FAMILIES } from '../keys/params.ts';
 import { MAX_K } from '../net/codec.ts';
+import { RELAY_RANGES } from '../net/relay.ts';
 import type { NodeOptions } from '../node/config.ts';
 
 export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug', 'trace'] as const;
@@ -63,6 +64,21 @@ export const configSchema = z.strictObject({
     .partial(),
   rpcMaxBodyBytes: z.number().int().min(1024),
   logLevel: z.enum(LOG_LEVELS),
+  // ── reachability, relays, private swarms (src/net/reachability.ts, relay.ts, swarm-key.ts) ──
+  reachability: z.enum(['auto', 'public', 'private']),
+  /** Path of the swarm's pre-shared key file. */
+  swarmKey: z.string().min(1).optional(),
+  relay: z
+    .strictObject(
+      Object.fromEntries(
+        Object.entries(RELAY_RANGES).map(([k, [min, max]]) => [
+          k,
+          z.number().int().min(min).max(max),
+        ]),
+      ) as Record<keyof typeof RELAY_RANGES, z.ZodNumber>,
+    )
+    .partial(),
+  // ── end of reachability settings ──
 });
 export type NodeConfig = z.infer<typeof configSchema>;
 
@@ -80,6 +96,9 @@ export const DEFAULT_CONFIG: NodeConfig = {
   limits: {},
   rpcMaxBodyBytes: 8 * 1024 * 1024,
   logLevel: 'warn',
+  // ── reachability settings ──
+  reachability: 'auto',
+  relay: {},
 };
 
 /** A setting that cannot be used; the message names it. */
@@ -152,5 +171,8 @@ export function nodeOptions(c: NodeConfig): NodeOptions {
     },
     timing: c.timing,
     limits: c.limits,
+    // ── reachability settings (the swarm key's bytes are read by the command) ──
+    reachability: c.reachability,
+    relay: c.relay,
   };
 }

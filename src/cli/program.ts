@@ -4,6 +4,7 @@ import { UsageError } from './io.ts';
 import { registerNodeCommand } from './node-command.ts';
 import { registerProfileCommands } from './profile-commands.ts';
 import { registerSimCommand } from './sim-command.ts';
+import { registerSwarmKeyCommand } from './swarm-key-command.ts';
 import { registerTuneCommand } from './tune-command.ts';
 
 const VERSION = '0.1.0';
@@ -21,6 +22,7 @@ export function createProgram(writeErr: (text: string) => void = () => {}): Comm
   registerNodeCommand(program);
   registerProfileCommands(program);
   registerSimCommand(program);
+  registerSwarmKeyCommand(program);
   registerTuneCommand(program);
   for (const c of program.commands) {
     c.exitOverride();

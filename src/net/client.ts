@@ -61,10 +61,13 @@ export class IndexClient {
     try {
       if (this.#opts.reuseConnections === false)
         own = await this.#libp2p.dial(peer, { signal, force: true });
+      // A peer that cannot be dialled is reached through a relay, on a connection the relay
+      // bounds in time and bytes (libp2p calls it limited); a request fits in those bounds.
+      const opts = { signal, runOnLimitedConnection: true };
       const stream =
         own === undefined
-          ? await this.#libp2p.dialProtocol(peer, INDEX_PROTOCOL, { signal })
-          : await own.newStream(INDEX_PROTOCOL, { signal });
+          ? await this.#libp2p.dialProtocol(peer, INDEX_PROTOCOL, opts)
+          : await own.newStream(INDEX_PROTOCOL, opts);
       try {
         const lp = lpStream(stream, { maxDataLength: this.#opts.maxFrameBytes });
         await lp.write(bytes, { signal });

@@ -48,8 +48,9 @@ export interface LookupStats {
 
 /**
  * The peers closest to a key as the DHT's iterative lookup finds them, plus the local node,
- * closest first. The local node always counts: a swarm of one, or a node whose neighbours are
- * all gone, still stores and answers for every key. If the lookup times out before it
+ * closest first. The local node counts while its DHT serves: a swarm of one, or a node whose
+ * neighbours are all gone, still stores and answers for every key; a node in client mode (it
+ * cannot be dialled) is in nobody's routing table and holds no key. If the lookup times out before it
  * finishes, the peers it heard of on the way are used. `onStats` receives the lookup's cost:
  * hops are counted as the number of responses on the path from our routing table to the final
  * closest peer.
@@ -84,7 +85,8 @@ export async function closestPeers(
   } catch (err) {
     if (!signal.aborted) throw err;
   }
-  const sorted = sortByDistance([self, ...(final.length > 0 ? final : heard)], key);
+  const found = final.length > 0 ? final : heard;
+  const sorted = sortByDistance(dht.getMode() === 'server' ? [self, ...found] : found, key);
   if (onStats) {
     const closest = sorted.find((p) => !p.equals(self));
     const hops = closest === undefined ? 0 : (depth.get(closest.toString()) ?? 1);

@@ -1,18 +1,31 @@
 /**
  * Assembles the libp2p instance of a cidx node: one host, two Kademlia DHTs on their own
- * protocols and datastore prefixes (ProfilesDHT and AddressesDHT), identify and ping.
+ * protocols and datastore prefixes (ProfilesDHT and AddressesDHT), identify and ping, the
+ * reachability component that sets both DHTs' mode, and on IP transports the NAT services
+ * (AutoNAT, relays, hole punching) of platform.ts.
  */
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { identify } from '@libp2p/identify';
 import type { ComponentLogger, Logger, Metrics, PrivateKey } from '@libp2p/interface';
 import { type KadDHT, type KadDHTInit, kadDHT, passthroughMapper } from '@libp2p/kad-dht';
-import { memory } from '@libp2p/memory';
 import { ping } from '@libp2p/ping';
 import { plaintext } from '@libp2p/plaintext';
-import { tcp } from '@libp2p/tcp';
+import { preSharedKey } from '@libp2p/pnet';
 import type { Datastore } from 'interface-datastore';
 import { createLibp2p, type Libp2p } from 'libp2p';
+import { connectionGater, type HostTransport, natServices, transports } from './platform.ts';
+import {
+  type DhtMode,
+  initialDhtMode,
+  isPrivateSwarm,
+  type ReachabilityMode,
+  type ReachabilityService,
+  reachabilityService,
+} from './reachability.ts';
+import { type RelaySettings, resolveRelay } from './relay.ts';
+import { parseSwarmKey } from './swarm-key.ts';
+import { walkPacer } from './walk-pacer.ts';
 
 export const PROFILES_DHT_PROTOCOL = '/cidx/profiles/kad/1.0.0';
 export const ADDRESSES_DHT_PROTOCOL = '/cidx/addresses/kad/1.0.0';
@@ -22,13 +35,20 @@ export type CidxServices = {
   ping: ReturnType<ReturnType<typeof ping>>;
   profiles: KadDHT;
   addresses: KadDHT;
+  reachability: ReachabilityService;
 };
 export type CidxLibp2p = Libp2p<CidxServices>;
 
 export interface HostOptions {
-  /** `tcp` for real use; `memory` for many nodes in one process. */
-  transport: 'tcp' | 'memory';
-  /** Listen multiaddrs, e.g. /ip4/127.0.0.1/tcp/0 or /memory/node-1. */
+  /**
+   * `tcp` for real use (TCP and WebSockets listen addresses, /p2p-circuit dials); `memory` for
+   * many nodes in one process; `websockets` for a web page.
+   */
+  transport: HostTransport;
+  /**
+   * Listen multiaddrs, e.g. /ip4/127.0.0.1/tcp/0, /ip4/0.0.0.0/tcp/4002/ws or /memory/node-1.
+   * A node that cannot be dialled also listens on /p2p-circuit (see `relay.reservations`).
+   */
   listen: string[];
   /** Node identity; a fresh Ed25519 key when absent. */
   privateKey?: PrivateKey;
@@ -47,18 +67,42 @@ export interface HostOptions {
    * self-queries and routing-table refreshes (a 2000-node swarm would spend its CPU on them).
    */
   simulation?: boolean;
+  /**
+   * Whether peers can dial this node (default `public`: serve both DHTs, as every in-process
+   * node does). `private`: client mode, reached through relays. `auto`: client mode until
+   * AutoNAT confirms a public address — or from the start in a swarm numbered in private ranges
+   * (isPrivateSwarm of `bootstrap`).
+   */
+  reachability?: ReachabilityMode;
+  /** The swarm's bootstrap peers: `auto` looks at their addresses (see `reachability`). */
+  bootstrap?: string[];
+  /**
+   * Whether the swarm is numbered in private ranges, for `auto` (default: isPrivateSwarm of
+   * `bootstrap`). False makes `auto` wait for AutoNAT even on a private-range network, as a
+   * NAT test bed numbered in private ranges needs.
+   */
+  privateSwarm?: boolean;
+  /** Relay reservations and relay bounds (DEFAULT_RELAY). */
+  relay?: Partial<RelaySettings>;
+  /**
+   * A private swarm's pre-shared key (the key file's bytes, see swarm-key.ts): connections to
+   * peers without the same key fail.
+   */
+  swarmKey?: Uint8Array;
 }
 
 function dhtInit(
   name: 'profiles' | 'addresses',
   protocol: string,
+  mode: DhtMode,
   extra: Partial<KadDHTInit>,
 ): KadDHTInit {
   return {
     protocol,
-    // A node stores and answers from the start: loopback and memory addresses never count as
-    // public, which would otherwise leave every test or LAN node in client mode.
-    clientMode: false,
+    // Set explicitly: left undefined, kad-dht would pick its mode from whether our addresses
+    // include a public one (never true on loopback, a LAN or in memory). The reachability
+    // component switches both DHTs together instead.
+    clientMode: mode === 'client',
     // The default mapper drops private addresses, which would ignore loopback and LAN peers.
     peerInfoMapper: passthroughMapper,
     // A swarm of one must work: do not wait for a first peer before answering lookups.
@@ -98,18 +142,46 @@ function dhtExtra(o: HostOptions): Partial<KadDHTInit> {
   return { ...sim, ...o.dht };
 }
 
+/**
+ * The listen addresses: the given ones, plus one /p2p-circuit per relay reservation when the
+ * node may not be dialable (libp2p reserves a slot at a relay for each, among the peers it meets
+ * that offer one, and advertises the resulting /p2p-circuit addresses).
+ */
+function listenAddrs(
+  o: HostOptions,
+  mode: ReachabilityMode,
+  privateSwarm: boolean,
+  relay: RelaySettings,
+): string[] {
+  const behindNat = mode === 'private' || (mode === 'auto' && !privateSwarm);
+  if (o.transport === 'memory' || !behindNat) return o.listen;
+  const own = o.listen.filter((a) => a !== '/p2p-circuit');
+  return [...own, ...Array.from({ length: relay.reservations }, () => '/p2p-circuit')];
+}
+
 export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   if (o.encryption === 'plaintext' && o.transport !== 'memory') {
     throw new Error('plaintext encryption is only for the in-process memory transport');
   }
-  const host = await createLibp2p({
+  const mode = o.reachability ?? 'public';
+  const relay = resolveRelay(o.relay);
+  const privateSwarm = o.privateSwarm ?? isPrivateSwarm(o.bootstrap ?? []);
+  const dhtMode = initialDhtMode(mode, privateSwarm);
+  const gater = connectionGater();
+  const host = (await createLibp2p({
     // Started by the node's own start(), after its handlers are in place.
     start: false,
     ...(o.privateKey ? { privateKey: o.privateKey } : {}),
     ...(o.datastore ? { datastore: o.datastore } : {}),
-    addresses: { listen: o.listen },
-    transports: [o.transport === 'tcp' ? tcp() : memory()],
+    addresses: { listen: listenAddrs(o, mode, privateSwarm, relay) },
+    transports: transports(o.transport),
     connectionEncrypters: [o.encryption === 'plaintext' ? plaintext() : noise()],
+    ...(o.swarmKey
+      ? { connectionProtector: preSharedKey({ psk: parseSwarmKey(o.swarmKey) }) }
+      : {}),
+    ...(gater ? { connectionGater: gater } : {}),
+    // Relay discovery and AutoNAT walk the DHTs (not in-process: no NAT services there).
+    ...(o.transport === 'memory' ? {} : { peerRouters: [walkPacer()] }),
     // In a simulation, connections live in one process: nothing idles them out, and yamux's
     // keep-alive pings of every connection cost 3.6% of a 2000-node run's CPU.
     streamMuxers: [yamux(o.simulation ? { enableKeepAlive: false } : {})],
@@ -120,10 +192,13 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
       identify: identify(),
       // Both DHTs ping through this one service; one outbound stream per connection floods it.
       ping: ping({ maxOutboundStreams: 64, maxInboundStreams: 64 }),
-      profiles: kadDHT(dhtInit('profiles', PROFILES_DHT_PROTOCOL, dhtExtra(o))),
-      addresses: kadDHT(dhtInit('addresses', ADDRESSES_DHT_PROTOCOL, dhtExtra(o))),
+      profiles: kadDHT(dhtInit('profiles', PROFILES_DHT_PROTOCOL, dhtMode, dhtExtra(o))),
+      addresses: kadDHT(dhtInit('addresses', ADDRESSES_DHT_PROTOCOL, dhtMode, dhtExtra(o))),
+      ...natServices(o.transport, mode, relay),
+      reachability: reachabilityService({ mode, privateSwarm }),
     },
-  });
+  })) as CidxLibp2p;
+  host.services.reachability.attach([host.services.profiles, host.services.addresses]);
   if (o.simulation) slowClosestPeerTagging(host);
   return host;
 }

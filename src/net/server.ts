@@ -65,6 +65,8 @@ export class IndexServer {
       (stream, connection) => this.#serve(stream, connection),
       {
         maxInboundStreams: this.#opts.maxInboundStreams,
+        // Requests to a node that cannot be dialled arrive through a relay (a limited connection).
+        runOnLimitedConnection: true,
       },
     );
   }
