@@ -14,7 +14,11 @@ export interface RelaySettings {
   maxReservations: number;
   /** How long a reservation lasts before the reserving node must refresh it (ms). */
   reservationTtlMs: number;
-  /** Longest life of one relayed connection (ms); the peers then reconnect or go direct. */
+  /**
+   * Longest life of one relayed connection (ms); the peers then reconnect or go direct. The
+   * js-libp2p relay enforces it in ms and sends the same number to the reserving node, which
+   * reads it as seconds: the bound that holds is the relay's.
+   */
   durationLimitMs: number;
   /** Most bytes one relayed connection carries, both ways together. */
   dataLimitBytes: number;

@@ -1,0 +1,143 @@
+import { lpStream } from '@libp2p/utils';
+import { multiaddr } from '@multiformats/multiaddr';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  decodeResponse,
+  encodeMessage,
+  INDEX_PROTOCOL,
+  WIRE_VERSION,
+} from '../../src/net/codec.ts';
+import type { ReachabilityMode } from '../../src/net/reachability.ts';
+import type { RelaySettings } from '../../src/net/relay.ts';
+import { CidxNode } from '../../src/node/node.ts';
+import { waitFor } from '../support/swarm.ts';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.allSettled(cleanup.splice(0).map((f) => f()));
+});
+
+async function tcpNode(
+  mode: ReachabilityMode,
+  o: { bootstrap?: string[]; listen?: string[]; relay?: Partial<RelaySettings> } = {},
+): Promise<CidxNode> {
+  const n = await CidxNode.create({
+    transport: 'tcp',
+    listen: o.listen ?? ['/ip4/127.0.0.1/tcp/0'],
+    reachability: mode,
+    ...(o.bootstrap ? { bootstrap: o.bootstrap } : {}),
+    ...(o.relay ? { relay: o.relay } : {}),
+    timing: { requestTimeoutMs: 5_000, lookupTimeoutMs: 10_000 },
+  });
+  cleanup.push(() => n.stop());
+  await n.start();
+  return n;
+}
+
+interface RelayServer {
+  reservations: { get(p: unknown): { limit?: unknown } | undefined };
+}
+
+const RELAY = { dataLimitBytes: 1_048_576, durationLimitMs: 60_000 };
+
+/**
+ * A node that cannot be dialled: private, listening on no address of its own (as behind a NAT,
+ * whose router drops every connection from outside). It reaches out to the swarm, and the swarm
+ * reaches it through its relay.
+ */
+async function behindNat(relay: CidxNode): Promise<{ node: CidxNode; circuit: string[] }> {
+  const node = await CidxNode.create({
+    transport: 'tcp',
+    listen: [],
+    reachability: 'private',
+    bootstrap: relay.addrs,
+    // One slot: once held, the node stops looking for relays (and dialling peers to find them).
+    relay: { reservations: 1 },
+    timing: { requestTimeoutMs: 5_000, lookupTimeoutMs: 10_000 },
+  });
+  cleanup.push(() => node.stop());
+  const seen: string[][] = [];
+  node.libp2p.services.reachability.addEventListener('relay-addresses', (e) => seen.push(e.detail));
+  await node.start();
+  await waitFor(
+    () => node.libp2p.services.reachability.relayAddrs.length > 0,
+    15_000,
+    'a reservation',
+  );
+  const circuit = node.libp2p.services.reachability.relayAddrs;
+  expect(seen.at(-1)).toEqual(circuit);
+  expect(node.addrs.sort()).toEqual([...circuit].sort());
+  for (const a of circuit) {
+    expect(a).toContain(`/p2p/${relay.peerId}/p2p-circuit/p2p/${node.peerId}`);
+  }
+  return { node, circuit };
+}
+
+describe('a node that cannot be dialled is reached through a relay', () => {
+  it('a request dialled to its /p2p-circuit address is answered, within the relay’s bounds', async () => {
+    const r = await tcpNode('public', { relay: RELAY });
+    const { node: p, circuit } = await behindNat(r);
+    // A node that never met it: no connection to reuse, only the relay's address.
+    const z = await tcpNode('public');
+    expect(z.libp2p.getConnections(p.peerId)).toHaveLength(0);
+
+    const signal = AbortSignal.timeout(10_000);
+    const stream = await z.libp2p.dialProtocol(multiaddr(circuit[0] as string), INDEX_PROTOCOL, {
+      signal,
+      runOnLimitedConnection: true,
+    });
+    const lp = lpStream(stream);
+    await lp.write(encodeMessage({ v: WIRE_VERSION, swarm: p.swarm.digest, t: 'params' }), {
+      signal,
+    });
+    const res = decodeResponse((await lp.read({ signal })).subarray());
+    await stream.close({ signal });
+    expect(res.ok).toBe(true);
+    expect(res.ok && res.params).toEqual(p.swarm.params);
+
+    const [conn, ...more] = z.libp2p.getConnections(p.peerId);
+    expect(more).toHaveLength(0);
+    expect(conn?.remoteAddr.toString()).toContain('/p2p-circuit');
+    // The relay granted the reservation with the configured bounds…
+    const relay = (r.libp2p.services as unknown as { relay: RelayServer }).relay;
+    expect(relay.reservations.get(p.peerId)?.limit).toEqual({
+      data: BigInt(RELAY.dataLimitBytes),
+      duration: RELAY.durationLimitMs,
+    });
+    // …and cuts a relayed connection that carries more than its data limit.
+    const big = new Uint8Array(RELAY.dataLimitBytes + 64 * 1024);
+    await expect(
+      (async () => {
+        const s = await z.libp2p.dialProtocol(multiaddr(circuit[0] as string), INDEX_PROTOCOL, {
+          signal: AbortSignal.timeout(10_000),
+          runOnLimitedConnection: true,
+        });
+        const lp2 = lpStream(s, { maxDataLength: 4 * 1024 * 1024 });
+        await lp2.write(big, { signal: AbortSignal.timeout(10_000) });
+        await lp2.read({ signal: AbortSignal.timeout(10_000) });
+      })(),
+    ).rejects.toThrow();
+    await waitFor(() => conn?.status !== 'open', 10_000, 'the relayed connection closed');
+  });
+
+  it('its communities list its relay addresses, and a notification reaches it through the relay', async () => {
+    const r = await tcpNode('public', { relay: RELAY });
+    const { node: p, circuit } = await behindNat(r);
+    const mine = await p.create({ weights: { canto: 1.4, Verdi: 0.9, Rigoletto: 0.62 } });
+    expect((await r.get(mine.id)).contacts.sort()).toEqual([...circuit].sort());
+
+    // A node that joins later, never having met it, creates a similar community.
+    const c = await tcpNode('public', { bootstrap: r.addrs });
+    expect(c.libp2p.getConnections(p.peerId)).toHaveLength(0);
+    const notified = new Promise<string>((resolve) =>
+      p.on('notification', (n) => resolve(n.record.id)),
+    );
+    const theirs = await c.create({ weights: { Verdi: 1, Rigoletto: 1, opera: 1 } });
+    expect(theirs.similar.map((s) => s.id)).toContain(mine.id);
+    expect(await notified).toBe(theirs.id);
+    expect(theirs.notified).toBeGreaterThanOrEqual(1);
+    const conns = c.libp2p.getConnections(p.peerId);
+    expect(conns.length).toBeGreaterThan(0);
+    expect(conns.every((x) => x.remoteAddr.toString().includes('/p2p-circuit'))).toBe(true);
+  });
+});
