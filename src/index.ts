@@ -32,6 +32,15 @@ export {
   type TuneResult,
   tuneLsh,
 } from './keys/tune.ts';
+// Reachability, relays and private swarms of a node's host.
+export type {
+  DhtMode,
+  Reachability,
+  ReachabilityMode,
+  ReachabilityState,
+} from './net/reachability.ts';
+export { DEFAULT_RELAY, type RelaySettings } from './net/relay.ts';
+export { newSwarmKey, parseSwarmKey, SwarmKeyError } from './net/swarm-key.ts';
 export {
   DEFAULT_LIMITS,
   DEFAULT_TIMING,

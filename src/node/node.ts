@@ -426,7 +426,8 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     const t = setInterval(() => {
       fn().catch((err) => this.emit('warning', `${(err as Error).message}`));
     }, ms);
-    t.unref();
+    // A web page's timers are plain numbers, without unref.
+    (t as { unref?: () => void }).unref?.();
     this.#timers.push(t);
   }
 
