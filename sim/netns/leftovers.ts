@@ -74,17 +74,20 @@ export async function cleanupLeftovers(opts: LeftoverOptions = {}): Promise<Left
   if (namespaces.length === 0 && links.length === 0) return report;
   const tools = requireNetns();
   report.processes += killAllIn(namespaces);
+  // Links first: deleting a veth's end here removes the pair at once (NetnsNetwork.destroy).
+  // Failures are checked below, by what is left.
+  for (const link of links) await runTool(tools.ip, ['link', 'del', link]).catch(() => {});
   if (namespaces.length > 0)
     await runTool(tools.ip, ['-force', '-batch', '-'], { input: deleteBatch(namespaces) }).catch(
       () => {}, // checked below
     );
-  report.namespaces = namespaces.filter((n) => !listNamespaces(n).includes(n));
-  for (const link of listLinks('cidx-').filter((n) => links.includes(n)))
-    await runTool(tools.ip, ['link', 'del', link]).catch(() => {});
-  report.links = links.filter((l) => !listLinks(l).includes(l));
+  const leftNs = new Set(listNamespaces('cidx-'));
+  const leftLinks = new Set(listLinks('cidx-'));
+  report.namespaces = namespaces.filter((n) => !leftNs.has(n));
+  report.links = links.filter((l) => !leftLinks.has(l));
   const left = [
-    ...namespaces.filter((n) => !report.namespaces.includes(n)),
-    ...links.filter((l) => !report.links.includes(l)),
+    ...namespaces.filter((n) => leftNs.has(n)),
+    ...links.filter((l) => leftLinks.has(l)),
   ];
   if (left.length > 0) throw new Error(`could not remove: ${left.join(', ')}`);
   return report;

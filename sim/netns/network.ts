@@ -261,28 +261,35 @@ export class NetnsNetwork {
   }
 
   /**
-   * Kills every process left in the run's namespaces, deletes the namespaces (their veths and
-   * rules go with them) and the control link. Idempotent; also runs on SIGINT/SIGTERM/exit.
+   * Kills every process left in the run's namespaces, deletes the control link and the
+   * namespaces (their veths and rules go with them). Idempotent; also runs on
+   * SIGINT/SIGTERM/exit. The control link goes first: deleting it removes its veth pair at
+   * once, while a pair whose namespace is deleted disappears a little later, in the kernel's
+   * own time.
    */
   destroy(): Promise<void> {
     this.#destroyed ??= (async () => {
+      const errors: string[] = [];
       const names = listNamespaces(`${this.prefix}-`);
       killAllIn(names);
-      const errors: string[] = [];
+      const link = this.controlLink;
+      if (link !== undefined && linkExists(link))
+        await runTool(this.#tools.ip, ['link', 'del', link]).catch((e: Error) =>
+          errors.push(e.message),
+        );
       if (names.length > 0)
         await runTool(this.#tools.ip, ['-force', '-batch', '-'], {
           input: deleteBatch(names),
         }).catch((e: Error) => errors.push(e.message));
-      // Normally gone with the switch namespace (a veth dies with its peer).
-      if (this.controlLink !== undefined && linkExists(this.controlLink))
-        await runTool(this.#tools.ip, ['link', 'del', this.controlLink]).catch((e: Error) =>
-          errors.push(e.message),
-        );
-      const left = listNamespaces(`${this.prefix}-`);
       this.#unregister();
       this.#release();
-      if (left.length > 0 || errors.length > 0)
-        throw new ToolError(`cleanup of ${this.prefix}: ${[...left, ...errors].join('; ')}`);
+      const left = listNamespaces(`${this.prefix}-`);
+      if (link !== undefined && linkExists(link)) left.push(link);
+      // A tool's error matters only if something is left (another cleanup may have raced).
+      if (left.length > 0)
+        throw new ToolError(
+          `cleanup of ${this.prefix} left ${left.join(', ')}: ${errors.join('; ')}`,
+        );
     })();
     return this.#destroyed;
   }
@@ -290,10 +297,10 @@ export class NetnsNetwork {
   #destroySync(): void {
     const names = listNamespaces(`${this.prefix}-`);
     killAllIn(names);
-    if (names.length > 0)
-      runToolSync(this.#tools.ip, ['-force', '-batch', '-'], { input: deleteBatch(names) });
     if (this.controlLink !== undefined && linkExists(this.controlLink))
       runToolSync(this.#tools.ip, ['link', 'del', this.controlLink]);
+    if (names.length > 0)
+      runToolSync(this.#tools.ip, ['-force', '-batch', '-'], { input: deleteBatch(names) });
   }
 }
 
