@@ -106,7 +106,7 @@ export class ProcessHarness {
   }
 
   /** Starts one node and waits for its ready line. */
-  async start(spec: StartSpec = {}): Promise<NodeProcess> {
+  async start(spec: StartSpec = {}, signal?: AbortSignal): Promise<NodeProcess> {
     if (this.#closed) throw new Error('process harness is closed');
     const name = spec.name ?? `n${this.#count}`;
     this.#count++;
@@ -118,6 +118,7 @@ export class ProcessHarness {
       { name, dataDir, ...(spec.host ? { netns: spec.host.netns } : {}) },
       {
         readyTimeoutMs: this.#opts.readyTimeoutMs ?? 30_000,
+        ...(signal ? { signal } : {}),
         ...(this.#opts.rpcTimeoutMs ? { rpcTimeoutMs: this.#opts.rpcTimeoutMs } : {}),
       },
     );
@@ -130,20 +131,22 @@ export class ProcessHarness {
 
   /**
    * Starts nodes a few at a time (each start is a Node runtime booting: on a 2-core machine
-   * more at once only slows each). Resolves in spec order; on the first failure stops the
-   * rest of the batch's successes too and rethrows.
+   * more at once only slows each). Resolves in spec order; on the first failure aborts the
+   * starts under way, kills the nodes this call started and rethrows.
    */
   async startMany(specs: readonly StartSpec[], concurrency = 4): Promise<NodeProcess[]> {
     const out: NodeProcess[] = new Array(specs.length);
+    const abort = new AbortController();
     let next = 0;
     let failed: unknown;
     const worker = async () => {
       while (next < specs.length && failed === undefined) {
         const i = next++;
         try {
-          out[i] = await this.start(specs[i]);
+          out[i] = await this.start(specs[i], abort.signal);
         } catch (err) {
           failed ??= err;
+          abort.abort();
         }
       }
     };

@@ -107,7 +107,7 @@ export class NodeProcess {
   static async start(
     spec: SpawnSpec,
     info: NodeProcessInfo,
-    opts: { readyTimeoutMs: number; rpcTimeoutMs?: number },
+    opts: { readyTimeoutMs: number; rpcTimeoutMs?: number; signal?: AbortSignal },
   ): Promise<NodeProcess> {
     const child = spawn(spec.file, spec.args, {
       env: spec.env ?? process.env,
@@ -124,7 +124,7 @@ export class NodeProcess {
     }
     const p = new NodeProcess(info, child);
     try {
-      p.#ready = await p.#readReadyLine(opts.readyTimeoutMs);
+      p.#ready = await p.#readReadyLine(opts.readyTimeoutMs, opts.signal);
     } catch (err) {
       await p.kill();
       const log = p.stderrTail();
@@ -134,7 +134,7 @@ export class NodeProcess {
     return p;
   }
 
-  #readReadyLine(timeoutMs: number): Promise<ReadyLine> {
+  #readReadyLine(timeoutMs: number, signal?: AbortSignal): Promise<ReadyLine> {
     const out = this.child.stdout;
     if (!out) return Promise.reject(new Error('no stdout'));
     return new Promise((resolve, reject) => {
@@ -144,6 +144,7 @@ export class NodeProcess {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         out.off('data', onData);
         // Later output is not read but must not fill the pipe and block the node.
         out.resume();
@@ -172,6 +173,9 @@ export class NodeProcess {
         () => done(new Error(`no ready line within ${timeoutMs} ms`)),
         timeoutMs,
       );
+      const onAbort = () => done(new Error('start aborted'));
+      if (signal?.aborted) onAbort();
+      signal?.addEventListener('abort', onAbort);
       out.on('data', onData);
       this.exited.then((e) => done(new Error(`exited (${e.code ?? e.signal}) before ready`)));
     });
