@@ -10,6 +10,9 @@ import { type NodeProcess, ProcessHarness, RpcTransportError } from '../../sim/p
 import { stillAlive } from '../support/netns-probe.ts';
 import { variedProfiles } from '../support/swarm.ts';
 
+/** Set-up and teardown start and stop node processes: bounded, but not by vitest's 10 s default. */
+const HOOK_MS = 120_000;
+
 describe('two cidx nodes in two namespaces', () => {
   let net: NetnsNetwork;
   let harness: ProcessHarness;
@@ -25,7 +28,7 @@ describe('two cidx nodes in two namespaces', () => {
     harness = new ProcessHarness({ network: net });
     a = await harness.start({ name: 'a', host: h0 });
     b = await harness.start({ name: 'b', host: h1, bootstrap: [a.ready.addrs[0] as string] });
-  });
+  }, HOOK_MS);
 
   afterAll(async () => {
     const pids = harness?.nodes.map((p) => p.pid) ?? [];
@@ -33,7 +36,7 @@ describe('two cidx nodes in two namespaces', () => {
     await net?.destroy();
     expect(await stillAlive(pids)).toEqual([]);
     expect(listNamespaces(`cidx-${process.pid}-`)).toEqual([]);
-  });
+  }, HOOK_MS);
 
   it('listen and serve JSON-RPC on their own hosts', () => {
     expect(a.info.netns).toBe(h0.netns);

@@ -23,6 +23,8 @@ const MINE = `cidx-${process.pid}-`;
 const OK_MS = 20_000;
 /** How long a blocked connect is given before it counts as blocked. */
 const BLOCKED_MS = 1_500;
+/** Set-up and teardown start processes: bounded, but not by vitest's 10 s default. */
+const HOOK_MS = 120_000;
 
 beforeAll(() => {
   requireNetns(); // fails every test with the reason (not Linux, not root, no ip/nft)
@@ -88,8 +90,8 @@ describe('partition and heal', () => {
   beforeAll(async () => {
     net = await NetnsNetwork.create({ hosts: 4 });
     await Promise.all(net.hosts.map((h) => echoServer(net, h, 7000)));
-  });
-  afterAll(() => net?.destroy());
+  }, HOOK_MS);
+  afterAll(() => net?.destroy(), HOOK_MS);
 
   it('a 50/50 partition drops traffic across the groups, not within; heal restores it', async () => {
     const [a0, a1, b0, b1] = net.hosts as [Host, Host, Host, Host];
@@ -161,13 +163,16 @@ describe('leftovers', () => {
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-    const first = await lines.next();
-    const made = JSON.parse(first.value as string) as { prefix: string; pids: number[] };
-    expect(listNamespaces(`${made.prefix}-`)).toHaveLength(2);
-    await withNetwork({ hosts: 1 }, async (live) => {
+    let made: { prefix: string; pids: number[] };
+    try {
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      made = JSON.parse((await lines.next()).value as string);
+    } finally {
       child.kill('SIGKILL'); // no teardown can run: the namespaces leak
       await exited;
+    }
+    expect(listNamespaces(`${made.prefix}-`)).toHaveLength(2);
+    await withNetwork({ hosts: 1 }, async (live) => {
       expect(listNamespaces(`${made.prefix}-`)).toHaveLength(2);
       const report = await cleanupLeftovers();
       // Other runs' leftovers may go too (test files run side by side): look at this one's.

@@ -2,11 +2,11 @@
  * The process harness with real `cidx node` processes (dist/cli.js: `npm run build` first) on
  * 127.0.0.1, and a process using the harnesses that is interrupted in each way it can end.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupLeftovers, requireNetns } from '../../sim/netns/index.ts';
 import { pidAlive } from '../../sim/netns/names.ts';
 import { listNamespaces } from '../../sim/netns/namespaces.ts';
@@ -15,6 +15,8 @@ import { stillAlive } from '../support/netns-probe.ts';
 import { variedProfiles } from '../support/swarm.ts';
 
 const SUPPORT = join(import.meta.dirname, '..', 'support');
+/** Set-up and teardown start and stop node processes: bounded, but not by vitest's 10 s default. */
+const HOOK_MS = 120_000;
 
 describe('cidx node processes on 127.0.0.1', () => {
   let harness: ProcessHarness;
@@ -25,14 +27,14 @@ describe('cidx node processes on 127.0.0.1', () => {
     harness = new ProcessHarness();
     a = await harness.start({ name: 'a' });
     b = await harness.start({ name: 'b', bootstrap: [a.ready.addrs[0] as string] });
-  });
+  }, HOOK_MS);
 
   afterAll(async () => {
     const pids = harness.nodes.map((p) => p.pid);
     await harness.close();
     expect(await stillAlive(pids)).toEqual([]);
     expect(existsSync(harness.root)).toBe(false);
-  });
+  }, HOOK_MS);
 
   it('gives each node its own data directory and drives it over JSON-RPC', async () => {
     expect(a.info.dataDir).toBe(join(harness.root, 'a'));
@@ -68,6 +70,11 @@ describe('cidx node processes on 127.0.0.1', () => {
     b = again;
   });
 
+  it('a SIGTERM as soon as the ready line is read is a graceful stop', async () => {
+    const c = await harness.start({ name: 'c' });
+    expect(await harness.leave(c)).toEqual({ code: 0, signal: null });
+  });
+
   it('leave stops a node gracefully, also a frozen one', async () => {
     harness.freeze(b);
     expect(await harness.leave(b)).toEqual({ code: 0, signal: null });
@@ -83,9 +90,31 @@ describe('bounded waits', () => {
     try {
       await expect(h.start({ name: 'mute' })).rejects.toThrow(/mute: no ready line within 500 ms/);
       expect(h.nodes).toEqual([]);
-      const h2 = new ProcessHarness({ cli, env: { STUBBORN: 'garbage' } });
+    } finally {
+      await h.close();
+    }
+    // The default timeout: the line comes when it comes (a loaded machine starts slowly).
+    const h2 = new ProcessHarness({ cli, env: { STUBBORN: 'garbage' } });
+    try {
       await expect(h2.start()).rejects.toThrow(/not a ready line: starting up…/);
+      expect(h2.nodes).toEqual([]);
+    } finally {
       await h2.close();
+    }
+  });
+
+  it('startMany starts in order, and on a failure stops the ones it started', async () => {
+    const h = new ProcessHarness({ cli, env: { STUBBORN: 'deaf' }, exitTimeoutMs: 500 });
+    try {
+      const ps = await h.startMany([{ name: 'x' }, { name: 'y' }, { name: 'z' }], 2);
+      expect(ps.map((p) => p.name)).toEqual(['x', 'y', 'z']);
+      expect(h.nodes).toHaveLength(3);
+      const started = h.nodes.map((p) => p.pid);
+      await expect(
+        h.startMany([{ name: 'u' }, { name: 'x' }, { name: 'v', env: { STUBBORN: 'silent' } }]),
+      ).rejects.toThrow(/x is running/);
+      // u (and v, if it got going) were killed; the earlier three still run.
+      expect(h.nodes.map((p) => p.pid).sort()).toEqual(started.sort());
     } finally {
       await h.close();
     }
@@ -106,11 +135,14 @@ describe('bounded waits', () => {
   });
 });
 
+const children: ChildProcess[] = [];
+
 /** Starts test/support/harness-child.ts; resolves with what it created. */
 async function harnessChild(...args: string[]) {
   const child = spawn(process.execPath, [join(SUPPORT, 'harness-child.ts'), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.push(child);
   let stderr = '';
   child.stderr.on('data', (d) => {
     stderr += d.toString();
@@ -127,6 +159,14 @@ async function harnessChild(...args: string[]) {
 describe('a process using the harnesses, interrupted', () => {
   beforeAll(() => {
     requireNetns();
+  });
+
+  // A test that failed half-way leaves its child running: end it, and what it made.
+  afterEach(async () => {
+    const running = children.splice(0).filter((c) => c.exitCode === null && c.signalCode === null);
+    for (const c of running) c.kill('SIGKILL');
+    await Promise.all(running.map((c) => new Promise((r) => c.once('exit', r))));
+    if (running.length > 0) await cleanupLeftovers();
   });
 
   afterAll(() => {
