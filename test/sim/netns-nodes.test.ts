@@ -3,9 +3,10 @@
  * each node on its own host of a bridged test network, driven over JSON-RPC through the
  * control leg.
  */
+import { readlinkSync, realpathSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Host, NetnsNetwork, requireNetns } from '../../sim/netns/index.ts';
-import { listNamespaces } from '../../sim/netns/namespaces.ts';
+import { listNamespaces, NETNS_DIR } from '../../sim/netns/namespaces.ts';
 import { type NodeProcess, ProcessHarness, RpcTransportError } from '../../sim/processes/index.ts';
 import { stillAlive } from '../support/netns-probe.ts';
 import { variedProfiles } from '../support/swarm.ts';
@@ -37,6 +38,15 @@ describe('two cidx nodes in two namespaces', () => {
     expect(await stillAlive(pids)).toEqual([]);
     expect(listNamespaces(`cidx-${process.pid}-`)).toEqual([]);
   }, HOOK_MS);
+
+  it('run as the spawned pid itself, inside their namespaces', () => {
+    // ip netns exec and setpriv exec in place: the pid signals go to is the node's.
+    expect(readlinkSync(`/proc/${a.pid}/exe`)).toBe(realpathSync(process.execPath));
+    expect(readlinkSync(`/proc/${a.pid}/ns/net`)).toBe(
+      `net:[${statSync(`${NETNS_DIR}/${h0.netns}`).ino}]`,
+    );
+    expect(readlinkSync(`/proc/${a.pid}/ns/net`)).not.toBe(readlinkSync('/proc/self/ns/net'));
+  });
 
   it('listen and serve JSON-RPC on their own hosts', () => {
     expect(a.info.netns).toBe(h0.netns);
