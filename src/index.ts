@@ -67,6 +67,13 @@ export {
   type FieldWeights,
 } from './profile/build.ts';
 export {
+  type DocumentLanguages,
+  detectLanguage,
+  documentLanguages,
+  type LanguageCount,
+  MIN_DETECT_WORDS,
+} from './profile/detect.ts';
+export {
   DocumentError,
   parseDocument,
   parseJsonLines,
@@ -74,6 +81,12 @@ export {
 } from './profile/documents.ts';
 export { FieldError, ProfileError } from './profile/errors.ts';
 export { type InterestOptions, interests } from './profile/interests.ts';
+export {
+  AUTO,
+  DEFAULT_LANGUAGE,
+  isLanguageCode,
+  STEMMED_LANGUAGES,
+} from './profile/languages.ts';
 export {
   DEFAULT_MAX_ATTRIBUTES,
   DEFAULT_MAX_RELATIONS,
@@ -83,4 +96,4 @@ export {
 } from './profile/parse.ts';
 export { Profile, type ProfileJSON, type Relation } from './profile/profile.ts';
 export { jaccard, similarity, similarityMatrix, similarityVector } from './profile/similarity.ts';
-export { analyze, ENGLISH_STOPWORDS } from './profile/text.ts';
+export { type AnalyzeOptions, analyze, ENGLISH_STOPWORDS, stopwordsFor } from './profile/text.ts';

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { indexKeys, parseProfile } from '../src/index.ts';
 import { FIG_4_6_P1, FIG_4_6_P2, FIG_4_7_P1, FIG_4_7_P2 } from './fixtures.ts';
+import { PARAGRAPHS } from './profile/fixtures/paragraphs.ts';
 
 const CLI = join(import.meta.dirname, '..', 'src', 'cli.ts');
 let dir: string;
@@ -112,6 +113,95 @@ describe('cidx profile build', () => {
     const missing = cidx(['profile', 'build', 'nope.txt']);
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/nope.txt: cannot read \(ENOENT\)/);
+  });
+});
+
+describe('cidx profile build in the language of the documents', () => {
+  const FIXTURES = join(import.meta.dirname, 'profile', 'fixtures');
+  const jsonl = (rows: object[]) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
+
+  beforeAll(() => {
+    writeFileSync(
+      join(dir, 'mixed.jsonl'),
+      jsonl([...PARAGRAPHS.it, ...PARAGRAPHS.en].map((text) => ({ text }))),
+    );
+    writeFileSync(join(dir, 'it.jsonl'), jsonl(PARAGRAPHS.it.map((text) => ({ text }))));
+    writeFileSync(
+      join(dir, 'users.jsonl'),
+      jsonl([
+        ...PARAGRAPHS.it.slice(0, 3).map((text) => ({ user: 'u1', text })),
+        { user: 'u1', text: 'Filtri rotti' },
+        { user: 'u2', text: 'Filtri rotti' },
+      ]),
+    );
+  });
+
+  it('builds an English profile byte-identical to the one built before languages were told apart', () => {
+    for (const kind of ['vector', 'matrix']) {
+      const r = cidx([
+        'profile',
+        'build',
+        '--verbose',
+        '--kind',
+        kind,
+        join(FIXTURES, 'english-docs.jsonl'),
+      ]);
+      expect(r.code).toBe(0);
+      expect(r.err).toBe('languages: en 8\n');
+      expect(r.out).toBe(readFileSync(join(FIXTURES, `english-${kind}.jsonl`), 'utf8'));
+    }
+  });
+
+  it('analyses a mixed collection per language and says so with --verbose', () => {
+    const r = cidx(['profile', 'build', '--verbose', 'mixed.jsonl']);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('languages: it 8, en 6\n');
+    const p = parseProfile(JSON.parse(r.out));
+    for (const t of ['filtr', 'vasc', 'bee', 'hive']) expect(p.has(t)).toBe(true);
+    for (const t of ['filtro', 'filtri', 'di', 'che']) expect(p.has(t)).toBe(false);
+  });
+
+  it('--lang overrides detection', () => {
+    const r = cidx(['profile', 'build', '--verbose', '--lang', 'en', 'it.jsonl']);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('languages: en 8\n');
+    const p = parseProfile(JSON.parse(r.out));
+    expect(p.has('filtro') && p.has('filtri') && p.has('di')).toBe(true);
+    const it = parseProfile(
+      JSON.parse(cidx(['profile', 'build', '--lang', 'it', '-'], 'Filtri rotti').out),
+    );
+    expect([...it.attributes()].sort()).toEqual(['filtr', 'rott']);
+  });
+
+  it('gives a document too short to detect the most common language of its group, else English', () => {
+    const r = cidx(['profile', 'build', '--verbose', '--group-by', 'user', 'users.jsonl']);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('u1: languages: it 4 (1 undetected)\nu2: languages: en 1 (1 undetected)\n');
+    const [u1, u2] = r.out
+      .trim()
+      .split('\n')
+      .map((l) => parseProfile(JSON.parse(l)));
+    expect(u1?.has('rott') && !u1.has('filtri')).toBe(true);
+    expect([...(u2?.attributes() ?? [])].sort()).toEqual(['filtri', 'rotti']);
+  });
+
+  it('rejects a bad lang field naming file:line (exit 1), and a bad --lang (exit 2)', () => {
+    writeFileSync(
+      join(dir, 'bad-lang.jsonl'),
+      jsonl([
+        { text: 'ok', lang: 'it' },
+        { text: 'x', lang: 'italiano' },
+      ]),
+    );
+    const data = cidx(['profile', 'build', 'bad-lang.jsonl']);
+    expect(data.code).toBe(1);
+    expect(data.err).toBe(
+      'cidx: bad-lang.jsonl:2: lang: must be an ISO 639-1 language code in lower case, such as "en" or "it"\n',
+    );
+    const flag = cidx(['profile', 'build', '--lang', 'xx', 'it.jsonl']);
+    expect(flag.code).toBe(2);
+    expect(flag.err.trim().split('\n')).toHaveLength(1);
+    expect(flag.err).toMatch(/--lang <code>.*must be "auto" or an ISO 639-1 language code/);
   });
 });
 

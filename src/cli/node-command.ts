@@ -297,11 +297,13 @@ async function runNode(config: NodeConfig, swarmKey: Uint8Array | undefined): Pr
     await node.start();
     const { host, port } = splitHostPort(config.rpc);
     const rpc = await startRpc(node, { host, port, maxBodyBytes: config.rpcMaxBodyBytes });
+    // Handlers first: a supervisor may signal as soon as it reads the ready line.
+    const signalled = waitForSignal();
     process.stdout.write(
       `${JSON.stringify({ event: 'ready', peerId: node.peerId.toString(), addrs: node.addrs, rpc: rpc.url })}\n`,
     );
     log.info({ rpc: rpc.url, addrs: node.addrs }, 'ready');
-    await waitForSignal();
+    await signalled;
     log.info('stopping');
     // A second signal, or a stop that hangs, ends the process anyway.
     const hard = setTimeout(() => process.exit(1), 20_000);

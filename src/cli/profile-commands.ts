@@ -10,11 +10,10 @@ import {
   ParamsError,
 } from '../keys/params.ts';
 import {
-  buildProfile,
   DEFAULT_FIELD_WEIGHTS,
   DEFAULT_TOP_TERMS,
   type FieldWeights,
-} from '../profile/build.ts';
+} from '../profile/build-options.ts';
 import {
   DocumentError,
   parseDocument,
@@ -23,6 +22,7 @@ import {
 } from '../profile/documents.ts';
 import { ProfileError } from '../profile/errors.ts';
 import { interests } from '../profile/interests.ts';
+import { AUTO, langProblem, STEMMED_LANGUAGES } from '../profile/languages.ts';
 import { parseProfile } from '../profile/parse.ts';
 import type { Profile } from '../profile/profile.ts';
 import { jaccard, similarity } from '../profile/similarity.ts';
@@ -41,6 +41,8 @@ interface BuildFlags {
   fieldWeights: FieldWeights;
   groupBy?: string;
   stopwords?: string;
+  lang: string;
+  verbose?: boolean;
   out?: string;
 }
 
@@ -53,11 +55,12 @@ export function registerProfileCommands(program: Command): void {
     .command('build')
     .description(
       "build a user's profile from the user's documents (thesis §5.2): terms stop-worded and " +
-        'Porter-stemmed, weighted keywords > body > title, averaged over the documents',
+        "stemmed in each document's language, weighted keywords > body > title, averaged over " +
+        'the documents',
     )
     .argument(
       '[files...]',
-      'text files (one document each) or JSON Lines of {title?, keywords?, text}; - for stdin',
+      'text files (one document each) or JSON Lines of {title?, keywords?, lang?, text}; - for stdin',
       ['-'],
     )
     .option(
@@ -85,27 +88,60 @@ export function registerProfileCommands(program: Command): void {
       '--group-by <field>',
       'JSON Lines: one profile per value of this field (e.g. user), written as JSON Lines with an "id"',
     )
-    .option('--stopwords <file>', 'stop words, one per line, instead of the built-in English list')
+    .option(
+      '--lang <code>',
+      'language of the documents without a "lang" field: an ISO 639-1 code (en, it, de, …), or ' +
+        'auto to detect each from its body text',
+      parseLang,
+      AUTO,
+    )
+    .option(
+      '--stopwords <file>',
+      "stop words, one per line, instead of each language's built-in list",
+    )
+    .option('--verbose', 'print on stderr the languages of the documents and how many each')
     .option('-o, --out <file>', 'write here instead of stdout (atomically)')
     .addHelpText(
       'after',
       `
+Languages:
+  Each document is analysed in its language: its JSON Lines "lang" field, else --lang, else
+  detected from its body text. A body of fewer than 5 words, or one the detector cannot tell,
+  takes the most common language of the other documents, else English. Stop words: the
+  stopwords-iso list of the language. Stemming: Porter for English, Snowball for
+  ${wrapCodes(STEMMED_LANGUAGES.filter((l) => l !== 'en'))};
+  other languages keep their words unstemmed, in lower case.
+
 Examples:
   cidx profile build notes/*.txt > me.json
   cidx profile build --kind matrix --top 300 papers.jsonl -o me-matrix.json
   cidx profile build --kind interests --min-freq 0.25 --min-size 20 papers.jsonl
-  cidx profile build --group-by user --top 150 all-users.jsonl -o profiles.jsonl`,
+  cidx profile build --group-by user --top 150 all-users.jsonl -o profiles.jsonl
+  cidx profile build --lang it --verbose appunti/*.txt`,
     )
     .action(async (files: string[], flags: BuildFlags) => {
       const stop = flags.stopwords === undefined ? undefined : await readStopwords(flags.stopwords);
       const groups = await readDocuments(files, flags);
+      // Loaded here, not at the top: the builder brings the language detector's database,
+      // which no other command needs.
+      const { buildProfile } = await import('../profile/build.ts');
       const lines: string[] = [];
       for (const [id, docs] of groups) {
         const built = buildProfile(docs, {
           top: flags.top,
           fieldWeights: flags.fieldWeights,
+          lang: flags.lang,
           ...(stop ? { stopwords: stop } : {}),
         });
+        if (flags.verbose) {
+          const counts = built.languages
+            .map(
+              (c) =>
+                `${c.lang} ${c.documents}${c.undetected > 0 ? ` (${c.undetected} undetected)` : ''}`,
+            )
+            .join(', ');
+          process.stderr.write(`${id === undefined ? '' : `${id}: `}languages: ${counts}\n`);
+        }
         const withId = (p: object) => (id === undefined ? p : { id, ...p });
         if (flags.kind === 'interests') {
           interests(built.matrix, { minFreq: flags.minFreq, minSize: flags.minSize }).forEach(
@@ -215,6 +251,19 @@ Examples:
         process.stdout.write(`${JSON.stringify(out)}\n`);
       },
     );
+}
+
+function parseLang(raw: string): string {
+  const problem = langProblem(raw, true);
+  if (problem !== undefined) throw new InvalidArgumentError(problem);
+  return raw;
+}
+
+/** Language codes as help text lines of at most ~90 columns, indented like the paragraph. */
+function wrapCodes(codes: readonly string[]): string {
+  const lines: string[] = [];
+  for (let i = 0; i < codes.length; i += 20) lines.push(codes.slice(i, i + 20).join(', '));
+  return lines.join(',\n  ');
 }
 
 function parseFieldWeights(raw: string): FieldWeights {

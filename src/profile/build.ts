@@ -1,23 +1,19 @@
+import type { BuildOptions, FieldWeights } from './build-options.ts';
+import { DEFAULT_FIELD_WEIGHTS, DEFAULT_TOP_TERMS } from './build-options.ts';
+import { documentLanguages, type LanguageCount } from './detect.ts';
 import type { UserDocument } from './documents.ts';
 import { ProfileError } from './errors.ts';
-import { MAX_ATTRIBUTE_BYTES } from './parse.ts';
+import { AUTO, langProblem } from './languages.ts';
+import { MAX_ATTRIBUTE_BYTES, overUtf8Bytes } from './parse.ts';
 import { Profile, type Relation } from './profile.ts';
-import { analyze, ENGLISH_STOPWORDS } from './text.ts';
+import { analyzeIn, stopwordsFor } from './text.ts';
 
-/** Weight of a term in a document by the most important field it occurs in (thesis §5.2). */
-export interface FieldWeights {
-  keywords: number;
-  text: number;
-  title: number;
-}
-
-export interface BuildOptions {
-  /** Terms kept in the profile, the most heavily weighted first (default 150). */
-  top?: number;
-  /** Field weights, keywords > body > title by default: 3, 2, 1. */
-  fieldWeights?: FieldWeights;
-  stopwords?: ReadonlySet<string>;
-}
+export {
+  type BuildOptions,
+  DEFAULT_FIELD_WEIGHTS,
+  DEFAULT_TOP_TERMS,
+  type FieldWeights,
+} from './build-options.ts';
 
 export interface BuiltProfile {
   /** The weighted vector: top terms with their mean weights. */
@@ -26,37 +22,45 @@ export interface BuiltProfile {
   matrix: Profile;
   /** Distinct terms seen before the top-N cut. */
   distinctTerms: number;
+  /** Documents analysed per language, the most first. */
+  languages: LanguageCount[];
 }
-
-export const DEFAULT_TOP_TERMS = 150;
-export const DEFAULT_FIELD_WEIGHTS: FieldWeights = Object.freeze({
-  keywords: 3,
-  text: 2,
-  title: 1,
-});
 
 /**
  * Builds a user's profile from the user's documents as the thesis did (§5.2): each document's
- * terms (stop-worded, Porter-stemmed) weigh by their most important field; a term's weight is its
- * mean weight over all the user's documents (0 where absent, so frequent terms rank above a
- * single keyword); the top N terms form the vector, equal weights ranked by occurrences. The matrix adds, for terms a, b co-occurring
- * in N_ab documents, Rel(a,b) = N_ab · avg(W_a, W_b) / max(N_a, N_b), N_x counting the documents
+ * terms (stop-worded and stemmed in the document's language: its `lang`, else opts.lang, else
+ * detected — detect.ts) weigh by their most important field; a term's weight is its mean weight
+ * over all the user's documents (0 where absent, so frequent terms rank above a single keyword);
+ * the top N terms form the vector, equal weights ranked by occurrences. Documents in different
+ * languages are analysed each in its own and their terms merged. The matrix adds, for terms a, b
+ * co-occurring in N_ab documents, Rel(a,b) = N_ab · avg(W_a, W_b) / max(N_a, N_b), N_x counting the documents
  * that hold x. Values are rounded to 6 significant digits to keep profiles compact on the wire.
  */
 export function buildProfile(docs: readonly UserDocument[], opts: BuildOptions = {}): BuiltProfile {
   const top = opts.top ?? DEFAULT_TOP_TERMS;
   const fw = opts.fieldWeights ?? DEFAULT_FIELD_WEIGHTS;
-  const stop = opts.stopwords ?? ENGLISH_STOPWORDS;
+  const lang = opts.lang ?? AUTO;
   if (!Number.isInteger(top) || top < 1) throw new ProfileError('top', 'must be an integer >= 1');
   for (const [field, w] of Object.entries(fw)) {
     if (typeof w !== 'number' || !Number.isFinite(w) || w <= 0) {
       throw new ProfileError(`fieldWeights.${field}`, 'must be a finite number > 0');
     }
   }
+  const langIssue = langProblem(lang, true);
+  if (langIssue !== undefined) throw new ProfileError('lang', langIssue);
   if (docs.length === 0) throw new ProfileError('documents', 'at least one document is needed');
+  docs.forEach((d, i) => {
+    const problem = d.lang === undefined ? undefined : langProblem(d.lang, false);
+    if (problem !== undefined) throw new ProfileError(`documents[${i}].lang`, problem);
+  });
+
+  const { languages, counts } = documentLanguages(docs, lang);
 
   const occurrences = new Map<string, number>();
-  const perDoc: Map<string, number>[] = docs.map((d) => documentTerms(d, fw, stop, occurrences));
+  const perDoc: Map<string, number>[] = docs.map((d, i) => {
+    const docLang = languages[i] as string;
+    return documentTerms(d, docLang, fw, opts.stopwords ?? stopwordsFor(docLang), occurrences);
+  });
   const sum = new Map<string, number>();
   const df = new Map<string, number>();
   for (const terms of perDoc) {
@@ -110,19 +114,21 @@ export function buildProfile(docs: readonly UserDocument[], opts: BuildOptions =
     vector: Profile.fromTrusted(weights),
     matrix: Profile.fromTrusted(new Map(weights), relations),
     distinctTerms: sum.size,
+    languages: counts,
   };
 }
 
 function documentTerms(
   d: UserDocument,
+  lang: string,
   fw: FieldWeights,
   stop: ReadonlySet<string>,
   occurrences: Map<string, number>,
 ): Map<string, number> {
   const terms = new Map<string, number>();
   const add = (text: string, w: number) => {
-    for (const t of analyze(text, stop)) {
-      if (Buffer.byteLength(t, 'utf8') > MAX_ATTRIBUTE_BYTES) continue;
+    for (const t of analyzeIn(text, lang, stop)) {
+      if (overUtf8Bytes(t, MAX_ATTRIBUTE_BYTES)) continue;
       occurrences.set(t, (occurrences.get(t) ?? 0) + 1);
       if ((terms.get(t) ?? 0) < w) terms.set(t, w);
     }

@@ -1,8 +1,12 @@
+import { langProblem } from './languages.ts';
+
 /** One document of a user: what the profile builder reads (thesis §5.2: title, keywords, body). */
 export interface UserDocument {
   title?: string;
   keywords?: string[];
   text: string;
+  /** The document's language, ISO 639-1; absent: the builder's `lang` option decides. */
+  lang?: string;
 }
 
 /** A document line that breaks the format; the message starts with `source:line`. */
@@ -14,12 +18,13 @@ export class DocumentError extends Error {
 }
 
 /**
- * Validates one JSON Lines document `{title?, keywords?, text}`. `keywords` may be an array of
- * strings or one string of comma- or semicolon-separated keywords.
+ * Validates one JSON Lines document `{title?, keywords?, lang?, text}`. `keywords` may be an
+ * array of strings or one string of comma- or semicolon-separated keywords; `lang` is an
+ * ISO 639-1 code in lower case.
  */
 export function parseDocument(value: unknown, where: string): UserDocument {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new DocumentError(where, 'must be a JSON object {title?, keywords?, text}');
+    throw new DocumentError(where, 'must be a JSON object {title?, keywords?, lang?, text}');
   }
   const v = value as Record<string, unknown>;
   if (typeof v.text !== 'string') throw new DocumentError(where, 'text: must be a string');
@@ -36,6 +41,11 @@ export function parseDocument(value: unknown, where: string): UserDocument {
     } else {
       throw new DocumentError(where, 'keywords: must be a string or an array of strings');
     }
+  }
+  if (v.lang !== undefined) {
+    const problem = langProblem(v.lang, false);
+    if (problem !== undefined) throw new DocumentError(where, `lang: ${problem}`);
+    doc.lang = v.lang as string;
   }
   return doc;
 }

@@ -109,15 +109,22 @@ function parseRelations(
 function checkAttribute(name: string, field: string, what: string): void {
   if (name.length === 0) throw new ProfileError(field, `${what} must not be empty`);
   if (!name.isWellFormed()) throw new ProfileError(field, `${what} must be well-formed Unicode`);
-  // A UTF-16 unit encodes to at most 3 UTF-8 bytes: only long names need the exact count.
-  if (
-    name.length * 3 > MAX_ATTRIBUTE_BYTES &&
-    Buffer.byteLength(name, 'utf8') > MAX_ATTRIBUTE_BYTES
-  ) {
+  if (overUtf8Bytes(name, MAX_ATTRIBUTE_BYTES)) {
     throw new ProfileError(field, `${what} is longer than ${MAX_ATTRIBUTE_BYTES} UTF-8 bytes`);
   }
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Whether `s` takes more than `max` UTF-8 bytes. A UTF-16 unit encodes to at most 3 bytes, so
+ * only long strings are encoded; TextEncoder rather than Buffer keeps this code runnable in
+ * browsers.
+ */
+export function overUtf8Bytes(s: string, max: number): boolean {
+  return s.length * 3 > max && encoder.encode(s).length > max;
 }
