@@ -14,11 +14,13 @@ import { plaintext } from '@libp2p/plaintext';
 import { preSharedKey } from '@libp2p/pnet';
 import type { Datastore } from 'interface-datastore';
 import { createLibp2p, type Libp2p } from 'libp2p';
+import { ParamsError } from '../keys/params.ts';
 import { connectionGater, type HostTransport, natServices, transports } from './platform.ts';
 import {
   type DhtMode,
   initialDhtMode,
   isPrivateSwarm,
+  REACHABILITY_MODES,
   type ReachabilityMode,
   type ReachabilityService,
   reachabilityService,
@@ -164,6 +166,8 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
     throw new Error('plaintext encryption is only for the in-process memory transport');
   }
   const mode = o.reachability ?? 'public';
+  if (!REACHABILITY_MODES.includes(mode))
+    throw new ParamsError('reachability', `must be one of ${REACHABILITY_MODES.join(', ')}`);
   const relay = resolveRelay(o.relay);
   const privateSwarm = o.privateSwarm ?? isPrivateSwarm(o.bootstrap ?? []);
   const dhtMode = initialDhtMode(mode, privateSwarm);

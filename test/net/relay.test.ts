@@ -8,7 +8,7 @@ import {
   WIRE_VERSION,
 } from '../../src/net/codec.ts';
 import type { ReachabilityMode } from '../../src/net/reachability.ts';
-import type { RelaySettings } from '../../src/net/relay.ts';
+import { DEFAULT_RELAY, type RelaySettings, resolveRelay } from '../../src/net/relay.ts';
 import { CidxNode } from '../../src/node/node.ts';
 import { waitFor } from '../support/swarm.ts';
 
@@ -75,6 +75,35 @@ async function behindNat(relay: CidxNode): Promise<{ node: CidxNode; circuit: st
   }
   return { node, circuit };
 }
+
+describe('relay settings', () => {
+  it('default to bounded values and refuse out-of-range ones, naming the setting', () => {
+    expect(resolveRelay()).toEqual(DEFAULT_RELAY);
+    expect(resolveRelay({ reservations: 0, maxReservations: 0 })).toMatchObject({
+      reservations: 0,
+      maxReservations: 0,
+    });
+    for (const [k, v] of [
+      ['reservations', 9],
+      ['maxReservations', -1],
+      ['reservationTtlMs', 1000],
+      ['durationLimitMs', 1.5],
+      ['dataLimitBytes', 1024],
+    ] as const) {
+      expect(() => resolveRelay({ [k]: v })).toThrow(`relay.${k}`);
+    }
+  });
+
+  it('a host refuses an unknown reachability or a bad relay setting before it starts', async () => {
+    const base = { transport: 'tcp' as const, listen: ['/ip4/127.0.0.1/tcp/0'] };
+    await expect(CidxNode.create({ ...base, reachability: 'sometimes' as never })).rejects.toThrow(
+      /reachability: must be one of auto, public, private/,
+    );
+    await expect(CidxNode.create({ ...base, relay: { dataLimitBytes: 10 } })).rejects.toThrow(
+      /relay\.dataLimitBytes/,
+    );
+  });
+});
 
 describe('a node that cannot be dialled is reached through a relay', () => {
   it('a request dialled to its /p2p-circuit address is answered, within the relay’s bounds', async () => {
