@@ -68,6 +68,12 @@ export const configSchema = z.strictObject({
   reachability: z.enum(['auto', 'public', 'private']),
   /** Path of the swarm's pre-shared key file. */
   swarmKey: z.string().min(1).optional(),
+  /**
+   * Whether `auto` treats the swarm as numbered in private ranges and serves at once (default:
+   * when every bootstrap address is private-range). false: wait for AutoNAT anyway (a NAT test
+   * bed numbered in private ranges).
+   */
+  privateSwarm: z.boolean().optional(),
   relay: z
     .strictObject(
       Object.fromEntries(
@@ -174,5 +180,6 @@ export function nodeOptions(c: NodeConfig): NodeOptions {
     // ── reachability settings (the swarm key's bytes are read by the command) ──
     reachability: c.reachability,
     relay: c.relay,
+    ...(c.privateSwarm === undefined ? {} : { privateSwarm: c.privateSwarm }),
   };
 }
