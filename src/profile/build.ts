@@ -3,6 +3,7 @@ import { ProfileError } from './errors.ts';
 import { MAX_ATTRIBUTE_BYTES } from './parse.ts';
 import { Profile, type Relation } from './profile.ts';
 import { analyze, ENGLISH_STOPWORDS } from './text.ts';
+import { utf8Length } from './utf8.ts';
 
 /** Weight of a term in a document by the most important field it occurs in (thesis §5.2). */
 export interface FieldWeights {
@@ -122,7 +123,7 @@ function documentTerms(
   const terms = new Map<string, number>();
   const add = (text: string, w: number) => {
     for (const t of analyze(text, stop)) {
-      if (Buffer.byteLength(t, 'utf8') > MAX_ATTRIBUTE_BYTES) continue;
+      if (utf8Length(t) > MAX_ATTRIBUTE_BYTES) continue;
       occurrences.set(t, (occurrences.get(t) ?? 0) + 1);
       if ((terms.get(t) ?? 0) < w) terms.set(t, w);
     }

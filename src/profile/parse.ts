@@ -1,5 +1,6 @@
 import { ProfileError } from './errors.ts';
 import { Profile, type Relation } from './profile.ts';
+import { utf8Length } from './utf8.ts';
 
 export interface ParseOptions {
   /** Most attributes a profile may hold (default 4096). */
@@ -110,10 +111,7 @@ function checkAttribute(name: string, field: string, what: string): void {
   if (name.length === 0) throw new ProfileError(field, `${what} must not be empty`);
   if (!name.isWellFormed()) throw new ProfileError(field, `${what} must be well-formed Unicode`);
   // A UTF-16 unit encodes to at most 3 UTF-8 bytes: only long names need the exact count.
-  if (
-    name.length * 3 > MAX_ATTRIBUTE_BYTES &&
-    Buffer.byteLength(name, 'utf8') > MAX_ATTRIBUTE_BYTES
-  ) {
+  if (name.length * 3 > MAX_ATTRIBUTE_BYTES && utf8Length(name) > MAX_ATTRIBUTE_BYTES) {
     throw new ProfileError(field, `${what} is longer than ${MAX_ATTRIBUTE_BYTES} UTF-8 bytes`);
   }
 }

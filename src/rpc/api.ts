@@ -4,7 +4,6 @@
  * the client never loads server code, libp2p or Node built-ins through it.
  */
 import { z } from 'zod';
-import type { IndexParams } from '../keys/params.ts';
 import type { ProfileJSON } from '../profile/profile.ts';
 
 export type { ProfileJSON };
@@ -115,6 +114,11 @@ export interface StoredCounts {
   tombstones: number;
   bytes: number;
 }
+
+/** How profiles are indexed: one key per attribute, or n min-hash LSH keys. */
+export type IndexParams =
+  | { mode: 'attribute' }
+  | { mode: 'lsh'; n: number; m: number; seed: string; family?: string; bits?: number };
 
 export interface SwarmParamsJSON {
   index: IndexParams;
