@@ -92,7 +92,11 @@ describe('three cidx node processes on 127.0.0.1, driven through JSON-RPC', () =
 
   it('answers not-owner, unknown-community and bad-params errors with the contract codes', async () => {
     const B = client(b);
-    const fails = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+    const fails = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     const notOwner = await fails(B.communityUpdate({ id: first.id, profile: p3 }));
     expect(notOwner).toBeInstanceOf(CidxRpcError);
     expect(notOwner).toMatchObject({ code: -32001 });
