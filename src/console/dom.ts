@@ -34,22 +34,25 @@ export function idCode(id: string): HTMLElement {
   return h('code', { title: id, 'aria-label': id, 'data-id': id }, shortId(id));
 }
 
-/** A similarity in [0, 1] as a bar (a meter: screen readers say its value) and a percentage. */
-export function similarityBar(similarity: number, label: string): HTMLElement {
-  const pct = `${(similarity * 100).toFixed(1)} %`;
+/**
+ * A similarity as a bar (a meter: screen readers say its value) and its value. Similarities are
+ * not bounded by 1 (metric 4.1 grows with the weights), so the bar is relative to `scale`: the
+ * best of a result list, or 1.
+ */
+export function similarityBar(similarity: number, scale: number): HTMLElement {
+  const max = Math.max(scale, similarity, Number.MIN_VALUE);
+  const value = similarity.toFixed(3);
   return h(
     'span',
     { class: 'sim' },
     h('meter', {
       min: 0,
-      max: 1,
-      low: 0.3,
-      high: 0.7,
-      optimum: 1,
+      max,
+      optimum: max,
       value: similarity,
-      'aria-label': `${label}: ${pct}`,
+      'aria-label': `similarity ${value}`,
     }),
-    h('span', { 'aria-hidden': 'true' }, pct),
+    h('span', { 'aria-hidden': 'true' }, value),
   );
 }
 

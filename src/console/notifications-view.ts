@@ -23,7 +23,7 @@ export function startNotifications(client: CidxClient, withToken: boolean): () =
         idCode(n.community.id),
         ` (version ${n.community.version}) is similar to yours `,
         idCode(n.for),
-        similarityBar(n.similarity, 'similarity'),
+        similarityBar(n.similarity, 1),
         h('time', { datetime: when.toISOString() }, when.toLocaleTimeString()),
       ),
     );

@@ -43,7 +43,7 @@ export function profileInput(host: HTMLElement, name: string): ProfileInput {
   );
   const sync = () => {
     const text = asText.checked;
-    label.textContent = text ? 'Text' : 'Profile JSON';
+    label.textContent = text ? 'Text to build a profile from' : 'Profile JSON';
     hint.textContent = text
       ? 'Any text; a blank line separates documents. Terms are stemmed, stop words dropped.'
       : '{"weights": {"Verdi": 1, "opera": 0.8}, "relations": [["Verdi", "opera", 0.5]]}';

@@ -24,7 +24,8 @@ export function setUpSearch(client: () => CidxClient, explain: (err: unknown) =>
     status(line, 'searching…');
     try {
       const { results } = await client().communitySearch({ profile, k: k.valueAsNumber });
-      list.replaceChildren(...results.map(resultItem));
+      const best = results[0]?.similarity ?? 1;
+      list.replaceChildren(...results.map((r, i) => resultItem(r, i, best)));
       status(
         line,
         results.length === 0
@@ -39,13 +40,13 @@ export function setUpSearch(client: () => CidxClient, explain: (err: unknown) =>
   });
 }
 
-function resultItem(r: CommunityMatch, i: number): HTMLElement {
+function resultItem(r: CommunityMatch, i: number, best: number): HTMLElement {
   return h(
     'li',
     { class: 'result', 'data-id': r.id },
     h('span', { class: 'rank' }, `${i + 1}.`),
     idCode(r.id),
-    similarityBar(r.similarity, 'similarity'),
+    similarityBar(r.similarity, best),
     h('span', { class: 'version' }, `version ${r.version}`),
     r.contacts.length === 0
       ? h('p', { class: 'contacts' }, 'no contacts')
