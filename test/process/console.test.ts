@@ -20,8 +20,8 @@ import { client, type NodeProcess, spawnNode, stop } from '../support/process.ts
 const base = ['--rpc', '127.0.0.1:0', '--listen', '/ip4/127.0.0.1/tcp/0'];
 const OPERA =
   'Verdi wrote Rigoletto and La traviata. The opera singers rehearse the aria with the orchestra.';
-const MORE_OPERA =
-  'Rigoletto is an opera by Verdi. Singers, orchestra and chorus: every aria of the opera.';
+/** Stems, as the profile builder writes them: it shares verdi, rigoletto, opera and aria. */
+const MORE_OPERA_JSON = { weights: { verdi: 2, rigoletto: 2, opera: 2, aria: 2, chorus: 1 } };
 
 describe('the web console, in Chromium, on two node processes', () => {
   let a: NodeProcess;
@@ -56,7 +56,7 @@ describe('the web console, in Chromium, on two node processes', () => {
     expect(results[0]).toEqual({ id: mine, similarity: 'similarity 2.000' });
 
     // B: a similar community, as JSON; A's open page hears of it over the event stream.
-    const theirs = await createCommunity(pageB, MORE_OPERA);
+    const theirs = await createCommunity(pageB, MORE_OPERA_JSON);
     const note = await notificationAbout(pageA, theirs);
     await expect(note.textContent()).resolves.toMatch(/^New community .* is similar to yours/);
     expect(await note.locator('code').nth(1).getAttribute('data-id')).toBe(mine);
@@ -90,5 +90,26 @@ describe('the web console, in Chromium, on two node processes', () => {
     await expect(status.textContent()).resolves.toBe(
       'params.profile.weights["x"]: must be a finite number > 0 (code -32602)',
     );
+  });
+
+  it('asks for the token of a node that has one, then works with it', async () => {
+    const token = 'console-test-token-0123456789';
+    const c = await spawnNode([...base, '--rpc-token', token]);
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(c.ready.rpc);
+      const conn = page.getByRole('status').first();
+      await conn.filter({ hasText: 'needs its RPC token' }).waitFor();
+      await page.getByLabel('RPC token').fill(token);
+      await page.getByLabel('RPC token').press('Enter');
+      await conn.filter({ hasText: 'connected to' }).waitFor();
+      await expect(page.locator('#peer-id').textContent()).resolves.toBe(c.ready.peerId);
+      await page.locator('#notes-status').filter({ hasText: 'live' }).waitFor();
+      const id = await createCommunity(page, { weights: { violin: 1, cello: 1 } });
+      expect((await client(c, token).communityList()).communities.map((x) => x.id)).toEqual([id]);
+      await page.close();
+    } finally {
+      await stop(c);
+    }
   });
 });
