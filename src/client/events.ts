@@ -101,7 +101,7 @@ export async function* notifications(
       if (err instanceof StreamDataError) throw err;
       if (err instanceof SyntaxError) throw new CidxHttpError(`${url}: ${err.message}`);
       const cause = ctl.signal.aborted ? ctl.signal.reason : err;
-      reason = asHttpError(cause, AbortSignal.abort(), t.timeoutMs, url);
+      reason = asHttpError(cause, false, t.timeoutMs, url);
     } finally {
       clearTimeout(idle);
       ctl.abort(); // ends the request when the consumer stopped early

@@ -74,7 +74,7 @@ export async function request(
     const text = await readLimited(res, o.maxResponseBytes);
     return { status: res.status, text, contentType: res.headers.get('content-type') ?? '' };
   } catch (err) {
-    throw asHttpError(err, timeout, o.timeoutMs, url);
+    throw asHttpError(err, timeout.aborted, o.timeoutMs, url);
   }
 }
 
@@ -108,14 +108,15 @@ export async function readLimited(res: Response, max: number): Promise<string> {
   return new TextDecoder().decode(all);
 }
 
+/** A fetch failure as a CidxHttpError (`timedOut`: the request's own time limit ran out). */
 export function asHttpError(
   err: unknown,
-  timeout: AbortSignal,
+  timedOut: boolean,
   timeoutMs: number,
   url: string,
 ): Error {
   if (err instanceof CidxHttpError || err instanceof CidxRpcError) return err;
-  if (timeout.aborted) return new CidxHttpError(`${url}: no answer within ${timeoutMs} ms`);
+  if (timedOut) return new CidxHttpError(`${url}: no answer within ${timeoutMs} ms`);
   if ((err as Error)?.name === 'AbortError') return err as Error;
   const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
   const why = cause?.code ?? cause?.message ?? (err as Error)?.message ?? String(err);

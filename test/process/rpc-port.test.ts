@@ -21,6 +21,7 @@ import {
   spawnNode,
   stop,
 } from '../support/process.ts';
+import { variedProfiles, waitFor } from '../support/swarm.ts';
 
 const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli.ts');
 const TOKEN = 'process-test-token-0123456789';
@@ -112,6 +113,49 @@ describe('/healthz', () => {
       await n.exited;
       silent.close();
     }
+  });
+});
+
+describe('the client’s notification stream', () => {
+  it('outlives a restart of the node: it retries, reconnects and resumes with Last-Event-ID', async () => {
+    const data = join(dir, 'restart-a');
+    const rpcPort = await freePort();
+    const p2pPort = await freePort();
+    const aArgs = ['--listen', `/ip4/127.0.0.1/tcp/${p2pPort}`, '--rpc', `127.0.0.1:${rpcPort}`];
+    let a = await spawnNode([...aArgs, '--data', data]);
+    running.push(a);
+    const b = await spawnNode([
+      ...base,
+      '--rpc',
+      '127.0.0.1:0',
+      '--bootstrap',
+      a.ready.addrs[0] as string,
+    ]);
+    running.push(b);
+    const [p1, p2, p3] = variedProfiles(3, 16, 33, 1);
+    await client(a).communityCreate({ profile: p1 });
+    const reconnects: string[] = [];
+    const stream = client(a).notifications({
+      since: 0,
+      retryMs: 100,
+      maxRetryMs: 400,
+      onReconnect: (e) => reconnects.push(e.message),
+    });
+    const first = stream.next();
+    const second = await client(b).communityCreate({ profile: p2 });
+    expect((await first).value).toMatchObject({ seq: 1, community: { id: second.id } });
+
+    expect(await stop(a)).toBe(0);
+    const pending = stream.next();
+    // The client notices the lost stream, then finds the port closed: wait for both.
+    await waitFor(() => reconnects.length >= 2, 30_000, 'two reconnect attempts');
+    expect(reconnects[0]).toMatch(/closed the stream|terminated|ECONNRESET/);
+    expect(reconnects[1]).toMatch(/ECONNREFUSED/);
+    a = await spawnNode([...aArgs, '--data', data, '--bootstrap', b.ready.addrs[0] as string]);
+    running.push(a);
+    const third = await client(b).communityCreate({ profile: p3 });
+    expect((await pending).value).toMatchObject({ seq: 2, community: { id: third.id } });
+    await stream.return();
   });
 });
 
