@@ -28,6 +28,12 @@ function main(): void {
   let stopNotes: (() => void) | undefined;
 
   const refreshNode = async () => renderNode(info, await client.nodeInfo());
+  // A burst of notifications (a replay on connect) refreshes the node's counts once.
+  let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  const refreshSoon = () => {
+    clearTimeout(refreshTimer);
+    refreshTimer = setTimeout(() => void refreshNode().catch(() => {}), 250);
+  };
   setUpSearch(current, explain);
   const owned = setUpCommunities(current, explain, () => void refreshNode().catch(() => {}));
 
@@ -48,7 +54,7 @@ function main(): void {
     status(conn, `connected to ${location.host}`);
     await owned.refresh().catch((err) => status(byId('owned-status'), explain(err), true));
     stopNotes?.();
-    stopNotes = startNotifications(client, token !== undefined);
+    stopNotes = startNotifications(client, token !== undefined, refreshSoon);
   };
 
   tokenForm.addEventListener('submit', (e) => {

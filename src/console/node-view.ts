@@ -29,10 +29,17 @@ export function renderNode(dl: HTMLElement, info: NodeInfoResult): void {
       `${info.stored.descriptors} index entries under ${info.stored.keys} keys, ` +
         `${info.stored.contacts} contact records, ${info.stored.tombstones} tombstones`,
     ),
-    ...row('Owned', `${info.owned} communities; ${info.inbox} notifications kept`),
+    ...row(
+      'Owned',
+      `${plural(info.owned, 'community', 'communities')}, ${plural(info.inbox, 'notification', 'notifications')} kept`,
+    ),
     ...row(
       'Swarm',
       `${index}; k = ${info.swarm.k}, l = ${info.swarm.l}, replicas = ${info.swarm.replicas}`,
     ),
   );
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
 }

@@ -6,13 +6,18 @@
 import type { CidxClient, NotificationJSON } from '../client/index.ts';
 import { byId, h, idCode, similarityBar, status } from './dom.ts';
 
-export function startNotifications(client: CidxClient, withToken: boolean): () => void {
+export function startNotifications(
+  client: CidxClient,
+  withToken: boolean,
+  arrived: () => void,
+): () => void {
   const list = byId('notes');
   const line = byId('notes-status');
   const seen = new Set<number>();
   const show = (n: NotificationJSON) => {
     if (seen.has(n.seq)) return;
     seen.add(n.seq);
+    arrived();
     const when = new Date(n.receivedAt);
     list.prepend(
       h(

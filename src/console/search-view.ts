@@ -25,7 +25,7 @@ export function setUpSearch(client: () => CidxClient, explain: (err: unknown) =>
     try {
       const { results } = await client().communitySearch({ profile, k: k.valueAsNumber });
       const best = results[0]?.similarity ?? 1;
-      list.replaceChildren(...results.map((r, i) => resultItem(r, i, best)));
+      list.replaceChildren(...results.map((r) => resultItem(r, best)));
       status(
         line,
         results.length === 0
@@ -40,11 +40,10 @@ export function setUpSearch(client: () => CidxClient, explain: (err: unknown) =>
   });
 }
 
-function resultItem(r: CommunityMatch, i: number, best: number): HTMLElement {
+function resultItem(r: CommunityMatch, best: number): HTMLElement {
   return h(
     'li',
     { class: 'result', 'data-id': r.id },
-    h('span', { class: 'rank' }, `${i + 1}.`),
     idCode(r.id),
     similarityBar(r.similarity, best),
     h('span', { class: 'version' }, `version ${r.version}`),

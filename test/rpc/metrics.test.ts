@@ -2,6 +2,8 @@
  * GET /metrics of real nodes (memory transport, real HTTP): cidx's series count what the nodes
  * did, libp2p's series land in each node's own registry, and a node without metrics has none.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { register } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CidxClient, CidxRpcError } from '../../src/client/index.ts';
@@ -150,5 +152,24 @@ describe('GET /metrics', () => {
     const text = await A.metrics();
     expect(sample(text, 'cidx_rpc_refused_total{reason="host"}')).toBe(1);
     expect(sample(text, 'cidx_rpc_refused_total{reason="content-type"}')).toBe(1);
+  });
+
+  it('has every series the Grafana dashboard and the README name', async () => {
+    const text = await A.metrics();
+    const exposed = new Set(
+      [...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1] as string),
+    );
+    const named = (doc: string) =>
+      new Set(
+        [...doc.matchAll(/\b((?:cidx|libp2p|process|nodejs)_[a-z0-9_]+)/g)]
+          .map((m) => (m[1] as string).replace(/_(bucket|count|sum)$/, ''))
+          .filter((n) => n !== 'libp2p_' && !n.endsWith('_')),
+      );
+    const root = join(import.meta.dirname, '..', '..');
+    const dashboard = named(readFileSync(join(root, 'docs', 'grafana-dashboard.json'), 'utf8'));
+    const readme = named(readFileSync(join(root, 'README.md'), 'utf8'));
+    expect(dashboard.size).toBeGreaterThan(10);
+    expect([...dashboard].filter((n) => !exposed.has(n))).toEqual([]);
+    expect([...readme].filter((n) => n.startsWith('cidx_') && !exposed.has(n))).toEqual([]);
   });
 });

@@ -124,7 +124,8 @@ export async function search(
 export async function notificationAbout(page: Page, id: string): Promise<Locator> {
   const item = region(page, 'Notifications')
     .getByRole('list', { name: 'Notifications, newest first' })
-    .locator(`li[data-id="${id}"]`);
+    .locator(`li[data-id="${id}"]`)
+    .first(); // one per community of this node it is similar to
   await item.waitFor();
   return item;
 }
