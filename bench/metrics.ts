@@ -84,6 +84,9 @@ async function scrapeCost(): Promise<void> {
       `| registry scrape in-process | ${ms(mean(inproc))} | ${ms(pct(inproc, 50))} | ${ms(pct(inproc, 95))} |`,
     );
     console.log(
+      `| of which node.info(), the gauges' snapshot | ${ms(mean(info))} | ${ms(pct(info, 50))} | ${ms(pct(info, 95))} |`,
+    );
+    console.log(
       `\n${SCRAPES} scrapes each; one answer: ${bytes} bytes, ${series} samples (${Buffer.byteLength(gzipSync(text))} bytes gzip).\n`,
     );
   } finally {

@@ -66,7 +66,9 @@ export class AccessGuard {
     this.#unspecified = UNSPECIFIED.has(bare);
     this.#names.add(bare);
     if (isLoopback(bare) || this.#unspecified) this.#names.add('localhost');
-    for (const v of o.vhosts ?? []) this.#names.add(normalise(v));
+    // A name given with a port (node1.lan:7070) names the host all the same.
+    for (const v of o.vhosts ?? [])
+      this.#names.add(isIP(v.trim()) === 0 ? hostName(v) : normalise(v));
   }
 
   get tokenRequired(): boolean {

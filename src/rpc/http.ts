@@ -75,7 +75,10 @@ export async function startRpc(node: CidxNode, o: RpcOptions): Promise<RpcHandle
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const site = guard.checkSite(req);
     if (site !== undefined) return refuse(res, site);
-    if (req.method === 'GET' && (path === '/healthz' || path === '/health')) {
+    if (
+      (req.method === 'GET' || req.method === 'HEAD') &&
+      (path === '/healthz' || path === '/health')
+    ) {
       if (state !== 'serving') return send(res, 503, { status: state });
       return send(res, 200, { status: state, peerId: node.peerId.toString() });
     }

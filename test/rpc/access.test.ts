@@ -82,13 +82,17 @@ describe('Host header', () => {
   });
 
   it('accepts the names the operator adds, and any with *', async () => {
-    const named = await serve({ vhosts: ['node1.lan'] });
+    const named = await serve({ vhosts: ['node1.lan', 'node3.lan:8080', '::1'] });
     expect(
       (await send(named.url, '/healthz', 'GET', undefined, { Host: 'node1.lan' })).status,
     ).toBe(200);
     expect(
       (await send(named.url, '/healthz', 'GET', undefined, { Host: 'node2.lan' })).status,
     ).toBe(403);
+    for (const host of ['NODE3.lan:7070', '[::1]:7070'])
+      expect((await send(named.url, '/healthz', 'GET', undefined, { Host: host })).status).toBe(
+        200,
+      );
     const any = await serve({ vhosts: ['*'] });
     expect((await send(any.url, '/healthz', 'GET', undefined, { Host: 'whatever' })).status).toBe(
       200,

@@ -156,9 +156,7 @@ describe('GET /metrics', () => {
 
   it('has every series the Grafana dashboard and the README name', async () => {
     const text = await A.metrics();
-    const exposed = new Set(
-      [...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1] as string),
-    );
+    const exposed = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1] as string));
     const named = (doc: string) =>
       new Set(
         [...doc.matchAll(/\b((?:cidx|libp2p|process|nodejs)_[a-z0-9_]+)/g)]
