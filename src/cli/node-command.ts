@@ -5,17 +5,19 @@ import { FAMILIES } from '../keys/params.ts';
 import { CidxNode } from '../node/node.ts';
 import { NodeStorage } from '../node/storage.ts';
 import { FieldError } from '../profile/errors.ts';
-import { startRpc } from '../rpc/http.ts';
+import { type RpcHandle, startRpc } from '../rpc/http.ts';
+import { NodeMetrics } from '../rpc/metrics.ts';
 import { UsageError } from './io.ts';
 import {
   ConfigError,
+  checkRpcAccess,
   LOG_LEVELS,
   type NodeConfig,
   nodeOptions,
   resolveConfig,
   splitHostPort,
 } from './node-config.ts';
-import { intIn, numberFrom, oneOf } from './options.ts';
+import { intIn, numberFrom, oneOf, onOff } from './options.ts';
 
 interface NodeFlags {
   listen?: string[];
@@ -36,6 +38,9 @@ interface NodeFlags {
   recordTtl?: number;
   logLevel?: string;
   config?: string;
+  rpcToken?: string;
+  rpcVhosts?: string[];
+  metrics?: boolean;
 }
 
 /** A repeatable flag; from an environment variable, a comma-separated list. */
@@ -154,6 +159,26 @@ export function registerNodeCommand(program: Command): void {
         'CIDX_CONFIG',
       ),
     )
+    // RPC port access and operation
+    .addOption(
+      new Option(
+        '--rpc-token <token>',
+        'require Authorization: Bearer <token> on the RPC port (needed when --rpc is not loopback; ≥ 16 characters)',
+      ).env('CIDX_RPC_TOKEN'),
+    )
+    .addOption(
+      new Option(
+        '--rpc-vhosts <names>',
+        'more host names accepted in the Host header, comma-separated (* accepts any)',
+      )
+        .argParser(list)
+        .env('CIDX_RPC_VHOSTS'),
+    )
+    .addOption(
+      new Option('--metrics <on|off>', 'serve Prometheus metrics on GET <rpc>/metrics (default on)')
+        .argParser(onOff)
+        .env('CIDX_METRICS'),
+    )
     .addHelpText(
       'after',
       `
@@ -162,13 +187,17 @@ lists comma-separated). Precedence: flags > environment > --config file > defaul
 
 When ready, prints one JSON line on stdout:
   {"event":"ready","peerId":"12D3…","addrs":["/ip4/…/tcp/…/p2p/12D3…"],"rpc":"http://127.0.0.1:7070"}
-JSON-RPC 2.0 on POST <rpc>/, notifications as server-sent events on GET <rpc>/events.
+JSON-RPC 2.0 on POST <rpc>/, notifications as server-sent events on GET <rpc>/events,
+Prometheus metrics on GET <rpc>/metrics, GET <rpc>/healthz (200 serving, 503 starting/stopping),
+the web console on GET <rpc>/. A non-loopback --rpc needs --rpc-token; prefer CIDX_RPC_TOKEN
+to the flag (other users can read command lines).
 SIGINT / SIGTERM stop it gracefully (exit 0).
 
 Examples:
   cidx node --data ./node1 --listen /ip4/127.0.0.1/tcp/4001 --rpc 127.0.0.1:7070
   cidx node --data ./node2 --rpc 127.0.0.1:7071 --bootstrap /ip4/127.0.0.1/tcp/4001/p2p/12D3KooW…
-  cidx node --index attribute --replicas 5 --config swarm.json`,
+  cidx node --index attribute --replicas 5 --config swarm.json
+  CIDX_RPC_TOKEN=$(openssl rand -hex 24) cidx node --rpc 0.0.0.0:7070 --rpc-vhosts node1.lan`,
     )
     .action(async (flags: NodeFlags) => {
       const config = await loadConfig(flags);
@@ -208,10 +237,14 @@ async function loadConfig(f: NodeFlags): Promise<NodeConfig> {
     s: f.s,
     timing: { republishIntervalMs: f.republishInterval, recordTtlMs: f.recordTtl },
     logLevel: f.logLevel,
+    rpcToken: f.rpcToken,
+    rpcVhosts: f.rpcVhosts,
+    metrics: f.metrics,
   };
   try {
     const c = resolveConfig(file, fromFlags);
     splitHostPort(c.rpc);
+    checkRpcAccess(c);
     return c;
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(`config: ${err.message}`);
@@ -227,6 +260,7 @@ async function runNode(config: NodeConfig): Promise<void> {
   );
   let storage: NodeStorage | undefined;
   let node: CidxNode | undefined;
+  let rpc: RpcHandle | undefined;
   try {
     if (config.data === undefined)
       log.warn('no --data: identity, records and inbox live in memory only');
@@ -234,8 +268,17 @@ async function runNode(config: NodeConfig): Promise<void> {
       storage = await NodeStorage.open(config.data, {
         maxAttributes: config.limits.maxAttributes ?? 4096,
       });
+    // Per-node series; with --metrics off no registry exists at all.
+    const metrics = config.metrics ? new NodeMetrics() : undefined;
     try {
-      node = await CidxNode.create(nodeOptions(config), storage);
+      node = await CidxNode.create(
+        {
+          ...nodeOptions(config),
+          ...(metrics ? { metrics: metrics.libp2pMetrics(), onServed: metrics.served } : {}),
+        },
+        storage,
+      );
+      metrics?.watch(node);
     } catch (err) {
       if (err instanceof FieldError) throw new UsageError(`config: ${err.message}`);
       throw err;
@@ -245,9 +288,19 @@ async function runNode(config: NodeConfig): Promise<void> {
     node.on('notification', (n) =>
       log.info({ community: n.record.id, for: n.for, kind: n.kind }, 'notification'),
     );
-    await node.start();
+    // The port answers from the start: /healthz says 503 until the node has joined.
     const { host, port } = splitHostPort(config.rpc);
-    const rpc = await startRpc(node, { host, port, maxBodyBytes: config.rpcMaxBodyBytes });
+    rpc = await startRpc(node, {
+      host,
+      port,
+      maxBodyBytes: config.rpcMaxBodyBytes,
+      starting: true,
+      vhosts: config.rpcVhosts,
+      ...(config.rpcToken !== undefined ? { token: config.rpcToken } : {}),
+      ...(metrics ? { metrics } : {}),
+    });
+    await node.start();
+    rpc.serving();
     // Handlers first: a supervisor may signal as soon as it reads the ready line.
     const signalled = waitForSignal();
     process.stdout.write(
@@ -263,6 +316,7 @@ async function runNode(config: NodeConfig): Promise<void> {
     await node.stop();
     await storage?.close();
   } catch (err) {
+    await rpc?.close(1_000).catch(() => {});
     await node?.stop().catch(() => {});
     await storage?.close().catch(() => {});
     if (err instanceof UsageError) throw err;

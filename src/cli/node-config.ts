@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { FAMILIES } from '../keys/params.ts';
 import { MAX_K } from '../net/codec.ts';
 import type { NodeOptions } from '../node/config.ts';
+import { isLoopback, tokenProblem } from '../rpc/guard.ts';
 
 export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 
@@ -63,6 +64,15 @@ export const configSchema = z.strictObject({
     .partial(),
   rpcMaxBodyBytes: z.number().int().min(1024),
   logLevel: z.enum(LOG_LEVELS),
+  // RPC port access and operation (src/rpc/guard.ts, src/rpc/metrics.ts)
+  rpcToken: z
+    .string()
+    .refine((t) => tokenProblem(t) === undefined, {
+      error: (i) => tokenProblem(String(i.input)) ?? 'invalid',
+    })
+    .optional(),
+  rpcVhosts: z.array(z.string().min(1)),
+  metrics: z.boolean(),
 });
 export type NodeConfig = z.infer<typeof configSchema>;
 
@@ -80,6 +90,8 @@ export const DEFAULT_CONFIG: NodeConfig = {
   limits: {},
   rpcMaxBodyBytes: 8 * 1024 * 1024,
   logLevel: 'warn',
+  rpcVhosts: [],
+  metrics: true,
 };
 
 /** A setting that cannot be used; the message names it. */
@@ -135,6 +147,15 @@ export function splitHostPort(s: string): { host: string; port: number } {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError(`rpc: port ${s.slice(i + 1)} is out of range`);
   return { host, port };
+}
+
+/** A non-loopback RPC port needs a token: anyone who reaches it could otherwise drive the node. */
+export function checkRpcAccess(c: NodeConfig): void {
+  const { host } = splitHostPort(c.rpc);
+  if (c.rpcToken === undefined && !isLoopback(host))
+    throw new ConfigError(
+      `rpc: ${c.rpc} is not a loopback address: set --rpc-token (or CIDX_RPC_TOKEN)`,
+    );
 }
 
 /** What the node library needs from the settings. */
