@@ -5,7 +5,15 @@
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { identify } from '@libp2p/identify';
-import type { ComponentLogger, Logger, Metrics, PrivateKey } from '@libp2p/interface';
+import type {
+  ComponentLogger,
+  ConnectionGater,
+  Logger,
+  Metrics,
+  PeerId,
+  PrivateKey,
+  Transport,
+} from '@libp2p/interface';
 import { type KadDHT, type KadDHTInit, kadDHT, passthroughMapper } from '@libp2p/kad-dht';
 import { memory } from '@libp2p/memory';
 import { ping } from '@libp2p/ping';
@@ -25,9 +33,22 @@ export type CidxServices = {
 };
 export type CidxLibp2p = Libp2p<CidxServices>;
 
+/** What libp2p hands a transport factory (a subset of its components). */
+export interface TransportComponents {
+  peerId: PeerId;
+  logger: ComponentLogger;
+}
+
 export interface HostOptions {
   /** `tcp` for real use; `memory` for many nodes in one process. */
   transport: 'tcp' | 'memory';
+  /**
+   * An in-process transport used instead of the memory one (with `transport: 'memory'`): the
+   * simulator's network model gives connections delay, bandwidth and partitions this way.
+   */
+  transportFactory?: (components: TransportComponents) => Transport;
+  /** Refuses connections libp2p would open or accept (the simulator's partitions). */
+  connectionGater?: ConnectionGater;
   /** Listen multiaddrs, e.g. /ip4/127.0.0.1/tcp/0 or /memory/node-1. */
   listen: string[];
   /** Node identity; a fresh Ed25519 key when absent. */
@@ -102,13 +123,17 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   if (o.encryption === 'plaintext' && o.transport !== 'memory') {
     throw new Error('plaintext encryption is only for the in-process memory transport');
   }
+  if (o.transportFactory !== undefined && o.transport !== 'memory') {
+    throw new Error('a custom transport replaces the in-process memory transport only');
+  }
   const host = await createLibp2p({
     // Started by the node's own start(), after its handlers are in place.
     start: false,
     ...(o.privateKey ? { privateKey: o.privateKey } : {}),
     ...(o.datastore ? { datastore: o.datastore } : {}),
     addresses: { listen: o.listen },
-    transports: [o.transport === 'tcp' ? tcp() : memory()],
+    transports: [o.transport === 'tcp' ? tcp() : (o.transportFactory ?? memory())],
+    ...(o.connectionGater ? { connectionGater: o.connectionGater } : {}),
     connectionEncrypters: [o.encryption === 'plaintext' ? plaintext() : noise()],
     // In a simulation, connections live in one process: nothing idles them out, and yamux's
     // keep-alive pings of every connection cost 3.6% of a 2000-node run's CPU.
