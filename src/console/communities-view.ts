@@ -32,11 +32,11 @@ export function setUpCommunities(
     }
   };
 
-  form.addEventListener('submit', (e) => {
+  form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    let profile: ReturnType<typeof input.read>;
+    let profile: Awaited<ReturnType<typeof input.read>>;
     try {
-      profile = input.read();
+      profile = await input.read();
     } catch (err) {
       status(line, (err as Error).message, true);
       input.focus();
@@ -77,11 +77,11 @@ export function setUpCommunities(
       editor.hidden = false;
       update.setAttribute('aria-expanded', 'true');
       edit.focus();
-      editor.onsubmit = (e) => {
+      editor.onsubmit = async (e) => {
         e.preventDefault();
-        let profile: ReturnType<typeof edit.read>;
+        let profile: Awaited<ReturnType<typeof edit.read>>;
         try {
-          profile = edit.read();
+          profile = await edit.read();
         } catch (err) {
           status(line, (err as Error).message, true);
           return;

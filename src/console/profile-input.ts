@@ -3,12 +3,24 @@
  * (buildProfile, the same code as `cidx profile build`) make a weighted vector of it.
  */
 import type { ProfileJSON } from '../client/index.ts';
-import { buildProfile } from '../profile/build.ts';
 import { h } from './dom.ts';
+
+/**
+ * The profile builder (language detection, every language's stop words and stemmers: ≈ 1 MB) is
+ * a file of its own, loaded the first time text is turned into a profile: the console itself
+ * stays small. The URL is computed so the bundler leaves the import to the browser.
+ */
+let builder: Promise<typeof import('./builder.ts')> | undefined;
+function loadBuilder(): Promise<typeof import('./builder.ts')> {
+  builder ??= import(new URL('builder.js', import.meta.url).href) as Promise<
+    typeof import('./builder.ts')
+  >;
+  return builder;
+}
 
 export interface ProfileInput {
   /** The profile to send; throws an Error whose message tells the user what is wrong. */
-  read(): ProfileJSON;
+  read(): Promise<ProfileJSON>;
   set(profile: ProfileJSON): void;
   focus(): void;
 }
@@ -54,11 +66,12 @@ export function profileInput(host: HTMLElement, name: string): ProfileInput {
   host.append(fieldset, label, area, hint, builtBox);
 
   return {
-    read() {
+    async read() {
       const raw = area.value.trim();
       if (raw === '') throw new Error(asText.checked ? 'enter some text' : 'enter a profile');
       if (asText.checked) {
         const docs = raw.split(/\n\s*\n/).map((text) => ({ text }));
+        const { buildProfile } = await loadBuilder();
         const profile = buildProfile(docs).vector.toJSON();
         if (Object.keys(profile.weights).length === 0)
           throw new Error('no terms left in the text after stop words');

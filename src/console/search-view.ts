@@ -11,9 +11,9 @@ export function setUpSearch(client: () => CidxClient, explain: (err: unknown) =>
   const list = byId('results');
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    let profile: ReturnType<typeof input.read>;
+    let profile: Awaited<ReturnType<typeof input.read>>;
     try {
-      profile = input.read();
+      profile = await input.read();
     } catch (err) {
       status(line, (err as Error).message, true);
       input.focus();

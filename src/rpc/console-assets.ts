@@ -21,11 +21,13 @@ export const CONSOLE_CSP = [
 const TYPES: Record<string, string> = {
   '/': 'text/html; charset=utf-8',
   '/console.js': 'text/javascript; charset=utf-8',
+  '/builder.js': 'text/javascript; charset=utf-8',
   '/console.css': 'text/css; charset=utf-8',
 };
 const FILES: Record<string, string> = {
   '/': 'index.html',
   '/console.js': 'console.js',
+  '/builder.js': 'builder.js',
   '/console.css': 'console.css',
 };
 
