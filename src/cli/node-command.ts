@@ -7,17 +7,19 @@ import { MAX_SWARM_KEY_BYTES, parseSwarmKey, SwarmKeyError } from '../net/swarm-
 import { CidxNode } from '../node/node.ts';
 import { NodeStorage } from '../node/storage.ts';
 import { FieldError } from '../profile/errors.ts';
-import { startRpc } from '../rpc/http.ts';
+import { type RpcHandle, startRpc } from '../rpc/http.ts';
+import { NodeMetrics } from '../rpc/metrics.ts';
 import { UsageError } from './io.ts';
 import {
   ConfigError,
+  checkRpcAccess,
   LOG_LEVELS,
   type NodeConfig,
   nodeOptions,
   resolveConfig,
   splitHostPort,
 } from './node-config.ts';
-import { intIn, numberFrom, oneOf } from './options.ts';
+import { intIn, numberFrom, oneOf, onOff } from './options.ts';
 
 interface NodeFlags {
   listen?: string[];
@@ -38,6 +40,9 @@ interface NodeFlags {
   recordTtl?: number;
   logLevel?: string;
   config?: string;
+  rpcToken?: string;
+  rpcVhosts?: string[];
+  metrics?: boolean;
   // ── reachability flags ──
   reachability?: string;
   swarmKey?: string;
@@ -159,6 +164,26 @@ export function registerNodeCommand(program: Command): void {
         'CIDX_CONFIG',
       ),
     )
+    // RPC port access and operation
+    .addOption(
+      new Option(
+        '--rpc-token <token>',
+        'require Authorization: Bearer <token> on the RPC port (needed when --rpc is not loopback; ≥ 16 characters)',
+      ).env('CIDX_RPC_TOKEN'),
+    )
+    .addOption(
+      new Option(
+        '--rpc-vhosts <names>',
+        'more host names accepted in the Host header, comma-separated (* accepts any)',
+      )
+        .argParser(list)
+        .env('CIDX_RPC_VHOSTS'),
+    )
+    .addOption(
+      new Option('--metrics <on|off>', 'serve Prometheus metrics on GET <rpc>/metrics (default on)')
+        .argParser(onOff)
+        .env('CIDX_METRICS'),
+    )
     // ── reachability, private swarms ──
     .addOption(
       new Option(
@@ -184,7 +209,10 @@ lists comma-separated). Precedence: flags > environment > --config file > defaul
 
 When ready, prints one JSON line on stdout:
   {"event":"ready","peerId":"12D3…","addrs":["/ip4/…/tcp/…/p2p/12D3…"],"rpc":"http://127.0.0.1:7070"}
-JSON-RPC 2.0 on POST <rpc>/, notifications as server-sent events on GET <rpc>/events.
+JSON-RPC 2.0 on POST <rpc>/, notifications as server-sent events on GET <rpc>/events,
+Prometheus metrics on GET <rpc>/metrics, GET <rpc>/healthz (200 serving, 503 starting/stopping),
+the web console on GET <rpc>/. A non-loopback --rpc needs --rpc-token; prefer CIDX_RPC_TOKEN
+to the flag (other users can read command lines).
 SIGINT / SIGTERM stop it gracefully (exit 0).
 
 Reachability: a node others can dial serves both DHTs; one they cannot (behind a NAT) only
@@ -198,7 +226,9 @@ Examples:
   cidx node --data ./node2 --rpc 127.0.0.1:7071 --bootstrap /ip4/127.0.0.1/tcp/4001/p2p/12D3KooW…
   cidx node --index attribute --replicas 5 --config swarm.json
   cidx node --reachability public --listen /ip4/0.0.0.0/tcp/4001 --listen /ip4/0.0.0.0/tcp/4002/ws
-  cidx node --swarm-key swarm.key --bootstrap /ip4/…/tcp/4001/p2p/12D3KooW…`,
+  cidx node --swarm-key swarm.key --bootstrap /ip4/…/tcp/4001/p2p/12D3KooW…
+
+  CIDX_RPC_TOKEN=$(openssl rand -hex 24) cidx node --rpc 0.0.0.0:7070 --rpc-vhosts node1.lan`,
     )
     .action(async (flags: NodeFlags) => {
       const config = await loadConfig(flags);
@@ -239,12 +269,16 @@ async function loadConfig(f: NodeFlags): Promise<NodeConfig> {
     s: f.s,
     timing: { republishIntervalMs: f.republishInterval, recordTtlMs: f.recordTtl },
     logLevel: f.logLevel,
+    rpcToken: f.rpcToken,
+    rpcVhosts: f.rpcVhosts,
+    metrics: f.metrics,
     reachability: f.reachability,
     swarmKey: f.swarmKey,
   };
   try {
     const c = resolveConfig(file, fromFlags);
     splitHostPort(c.rpc);
+    checkRpcAccess(c);
     return c;
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(`config: ${err.message}`);
@@ -276,6 +310,7 @@ async function runNode(config: NodeConfig, swarmKey: Uint8Array | undefined): Pr
   );
   let storage: NodeStorage | undefined;
   let node: CidxNode | undefined;
+  let rpc: RpcHandle | undefined;
   try {
     if (config.data === undefined)
       log.warn('no --data: identity, records and inbox live in memory only');
@@ -283,8 +318,18 @@ async function runNode(config: NodeConfig, swarmKey: Uint8Array | undefined): Pr
       storage = await NodeStorage.open(config.data, {
         maxAttributes: config.limits.maxAttributes ?? 4096,
       });
+    // Per-node series; with --metrics off no registry exists at all.
+    const metrics = config.metrics ? new NodeMetrics() : undefined;
     try {
-      node = await CidxNode.create({ ...nodeOptions(config), swarmKey }, storage);
+      node = await CidxNode.create(
+        {
+          ...nodeOptions(config),
+          swarmKey,
+          ...(metrics ? { metrics: metrics.libp2pMetrics(), onServed: metrics.served } : {}),
+        },
+        storage,
+      );
+      metrics?.watch(node);
     } catch (err) {
       if (err instanceof FieldError) throw new UsageError(`config: ${err.message}`);
       throw err;
@@ -294,9 +339,19 @@ async function runNode(config: NodeConfig, swarmKey: Uint8Array | undefined): Pr
     node.on('notification', (n) =>
       log.info({ community: n.record.id, for: n.for, kind: n.kind }, 'notification'),
     );
-    await node.start();
+    // The port answers from the start: /healthz says 503 until the node has joined.
     const { host, port } = splitHostPort(config.rpc);
-    const rpc = await startRpc(node, { host, port, maxBodyBytes: config.rpcMaxBodyBytes });
+    rpc = await startRpc(node, {
+      host,
+      port,
+      maxBodyBytes: config.rpcMaxBodyBytes,
+      starting: true,
+      vhosts: config.rpcVhosts,
+      ...(config.rpcToken !== undefined ? { token: config.rpcToken } : {}),
+      ...(metrics ? { metrics } : {}),
+    });
+    await node.start();
+    rpc.serving();
     // Handlers first: a supervisor may signal as soon as it reads the ready line.
     const signalled = waitForSignal();
     process.stdout.write(
@@ -312,6 +367,7 @@ async function runNode(config: NodeConfig, swarmKey: Uint8Array | undefined): Pr
     await node.stop();
     await storage?.close();
   } catch (err) {
+    await rpc?.close(1_000).catch(() => {});
     await node?.stop().catch(() => {});
     await storage?.close().catch(() => {});
     if (err instanceof UsageError) throw err;

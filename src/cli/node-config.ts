@@ -7,6 +7,7 @@ import { FAMILIES } from '../keys/params.ts';
 import { MAX_K } from '../net/codec.ts';
 import { RELAY_RANGES } from '../net/relay.ts';
 import type { NodeOptions } from '../node/config.ts';
+import { isLoopback, tokenProblem } from '../rpc/guard.ts';
 
 export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 
@@ -64,6 +65,15 @@ export const configSchema = z.strictObject({
     .partial(),
   rpcMaxBodyBytes: z.number().int().min(1024),
   logLevel: z.enum(LOG_LEVELS),
+  // RPC port access and operation (src/rpc/guard.ts, src/rpc/metrics.ts)
+  rpcToken: z
+    .string()
+    .refine((t) => tokenProblem(t) === undefined, {
+      error: (i) => tokenProblem(String(i.input)) ?? 'invalid',
+    })
+    .optional(),
+  rpcVhosts: z.array(z.string().min(1)),
+  metrics: z.boolean(),
   // ── reachability, relays, private swarms (src/net/reachability.ts, relay.ts, swarm-key.ts) ──
   reachability: z.enum(['auto', 'public', 'private']),
   /** Path of the swarm's pre-shared key file. */
@@ -102,6 +112,8 @@ export const DEFAULT_CONFIG: NodeConfig = {
   limits: {},
   rpcMaxBodyBytes: 8 * 1024 * 1024,
   logLevel: 'warn',
+  rpcVhosts: [],
+  metrics: true,
   // ── reachability settings ──
   reachability: 'auto',
   relay: {},
@@ -160,6 +172,15 @@ export function splitHostPort(s: string): { host: string; port: number } {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError(`rpc: port ${s.slice(i + 1)} is out of range`);
   return { host, port };
+}
+
+/** A non-loopback RPC port needs a token: anyone who reaches it could otherwise drive the node. */
+export function checkRpcAccess(c: NodeConfig): void {
+  const { host } = splitHostPort(c.rpc);
+  if (c.rpcToken === undefined && !isLoopback(host))
+    throw new ConfigError(
+      `rpc: ${c.rpc} is not a loopback address: set --rpc-token (or CIDX_RPC_TOKEN)`,
+    );
 }
 
 /** What the node library needs from the settings. */

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ProfileError } from '../profile/errors.ts';
+import { registerCallCommand } from './call-command.ts';
 import { UsageError } from './io.ts';
 import { registerNodeCommand } from './node-command.ts';
 import { registerProfileCommands } from './profile-commands.ts';
@@ -24,6 +25,7 @@ export function createProgram(writeErr: (text: string) => void = () => {}): Comm
   registerSimCommand(program);
   registerSwarmKeyCommand(program);
   registerTuneCommand(program);
+  registerCallCommand(program);
   for (const c of program.commands) {
     c.exitOverride();
     for (const sub of c.commands) sub.exitOverride();

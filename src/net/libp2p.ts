@@ -7,7 +7,15 @@
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { identify } from '@libp2p/identify';
-import type { ComponentLogger, Logger, Metrics, PrivateKey } from '@libp2p/interface';
+import type {
+  ComponentLogger,
+  ConnectionGater,
+  Logger,
+  Metrics,
+  PeerId,
+  PrivateKey,
+  Transport,
+} from '@libp2p/interface';
 import { type KadDHT, type KadDHTInit, kadDHT, passthroughMapper } from '@libp2p/kad-dht';
 import { ping } from '@libp2p/ping';
 import { plaintext } from '@libp2p/plaintext';
@@ -41,12 +49,25 @@ export type CidxServices = {
 };
 export type CidxLibp2p = Libp2p<CidxServices>;
 
+/** What libp2p hands a transport factory (a subset of its components). */
+export interface TransportComponents {
+  peerId: PeerId;
+  logger: ComponentLogger;
+}
+
 export interface HostOptions {
   /**
    * `tcp` for real use (TCP and WebSockets listen addresses, /p2p-circuit dials); `memory` for
    * many nodes in one process; `websockets` for a web page.
    */
   transport: HostTransport;
+  /**
+   * An in-process transport used instead of the memory one (with `transport: 'memory'`): the
+   * simulator's network model gives connections delay, bandwidth and partitions this way.
+   */
+  transportFactory?: (components: TransportComponents) => Transport;
+  /** Refuses connections libp2p would open or accept (the simulator's partitions). */
+  connectionGater?: ConnectionGater;
   /**
    * Listen multiaddrs, e.g. /ip4/127.0.0.1/tcp/0, /ip4/0.0.0.0/tcp/4002/ws or /memory/node-1.
    * A node that cannot be dialled also listens on /p2p-circuit (see `relay.reservations`).
@@ -165,20 +186,26 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   if (o.encryption === 'plaintext' && o.transport !== 'memory') {
     throw new Error('plaintext encryption is only for the in-process memory transport');
   }
+  if (o.transportFactory !== undefined && o.transport !== 'memory') {
+    throw new Error('a custom transport replaces the in-process memory transport only');
+  }
   const mode = o.reachability ?? 'public';
   if (!REACHABILITY_MODES.includes(mode))
     throw new ParamsError('reachability', `must be one of ${REACHABILITY_MODES.join(', ')}`);
   const relay = resolveRelay(o.relay);
   const privateSwarm = o.privateSwarm ?? isPrivateSwarm(o.bootstrap ?? []);
   const dhtMode = initialDhtMode(mode, privateSwarm);
-  const gater = connectionGater();
+  const gater = o.connectionGater ?? connectionGater();
   const host = (await createLibp2p({
     // Started by the node's own start(), after its handlers are in place.
     start: false,
     ...(o.privateKey ? { privateKey: o.privateKey } : {}),
     ...(o.datastore ? { datastore: o.datastore } : {}),
     addresses: { listen: listenAddrs(o, mode, privateSwarm, relay) },
-    transports: transports(o.transport),
+    transports:
+      o.transport === 'memory' && o.transportFactory !== undefined
+        ? [o.transportFactory]
+        : transports(o.transport),
     connectionEncrypters: [o.encryption === 'plaintext' ? plaintext() : noise()],
     ...(o.swarmKey
       ? { connectionProtector: preSharedKey({ psk: parseSwarmKey(o.swarmKey) }) }

@@ -36,7 +36,15 @@ export interface ServerOptions {
   /** This swarm's parameters digest and parameters (sent back on a mismatch). */
   swarmDigest: Uint8Array;
   swarmParams: unknown;
+  /** Observer of every remote request served: its type and outcome (`ok` or an error code). */
+  onServed?: ServedObserver;
 }
+
+/**
+ * `outcome` is `ok`, the error code answered (`busy` when refused by the rate limit) or
+ * `aborted` (oversized frame, timeout, reset stream: nothing could be answered).
+ */
+export type ServedObserver = (type: RequestType | 'unknown', outcome: string) => void;
 
 /**
  * The responder side of the cidx protocol: reads a request, checks the swarm digest,
@@ -117,7 +125,7 @@ export class IndexServer {
   async #exchange(stream: Stream, connection: Connection, signal: AbortSignal): Promise<void> {
     const lp = lpStream(stream, { maxDataLength: this.#opts.maxFrameBytes });
     let res: Response = fail('internal', 'no answer');
-    let type = 'unknown';
+    let type: RequestType | 'unknown' = 'unknown';
     try {
       const raw = (await lp.read({ signal })).subarray();
       let req: Request | undefined;
@@ -140,9 +148,11 @@ export class IndexServer {
       }
     } catch (err) {
       // Oversized frame, timeout or a reset stream: nothing sensible can be answered.
+      this.#opts.onServed?.(type, 'aborted');
       stream.abort(err as Error);
       return;
     }
+    this.#opts.onServed?.(type, res.ok ? 'ok' : res.code);
     try {
       const out = encodeMessage(res);
       await lp.write(out, { signal });

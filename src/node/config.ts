@@ -4,6 +4,7 @@ import { ParamsError } from '../keys/params.ts';
 import type { LookupStats } from '../net/closest.ts';
 import { MAX_K } from '../net/codec.ts';
 import type { HostOptions } from '../net/libp2p.ts';
+import type { ServedObserver } from '../net/server.ts';
 
 export interface Timing {
   /** Bound on one request/response exchange, dial included (ms). */
@@ -120,6 +121,8 @@ export interface NodeOptions extends HostOptions {
   onLookup?: (dht: 'profiles' | 'addresses', s: LookupStats) => void;
   /** Receives, after each search, how its requests spread over peers. */
   onSearch?: (s: SearchStats) => void;
+  /** Receives the type and outcome of every request this node serves to other peers. */
+  onServed?: ServedObserver;
 }
 
 /** How one search's cidx requests spread over the peers asked. */

@@ -134,6 +134,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
         profileLimits,
         swarmDigest: this.swarm.digest,
         swarmParams: this.swarm.params,
+        ...(opts.onServed ? { onServed: opts.onServed } : {}),
       },
       this.meter,
     );

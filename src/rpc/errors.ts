@@ -1,18 +1,9 @@
 import { JSONRPCErrorException } from 'json-rpc-2.0';
 import { NodeError } from '../node/errors.ts';
 import { FieldError } from '../profile/errors.ts';
+import { RPC_ERRORS } from './api.ts';
 
-/** The JSON-RPC error codes of the public contract. */
-export const RPC_ERRORS = {
-  parse: -32700,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  internal: -32603,
-  notOwner: -32001,
-  unknownCommunity: -32004,
-  network: -32010,
-} as const;
+export { RPC_ERRORS };
 
 /** Maps an error thrown by a method to its JSON-RPC error; unknown errors are internal. */
 export function toRpcError(err: unknown): JSONRPCErrorException {

@@ -4,7 +4,9 @@ import type { Notification } from '../index/inbox.ts';
 import { INDEX_PROTOCOL } from '../net/codec.ts';
 import type { CidxNode } from '../node/node.ts';
 import type { CommunityResult } from '../node/search.ts';
-import { toRpcError } from './errors.ts';
+import type { CommunityMatch, MethodResult, NotificationJSON } from './api.ts';
+import { RPC_ERRORS, toRpcError } from './errors.ts';
+import type { NodeMetrics } from './metrics.ts';
 import { checkParams, type MethodName, profileParam } from './params.ts';
 
 /** Counters of the RPC layer, reported by `stats`. */
@@ -13,7 +15,7 @@ export interface RpcCounters {
   errors: Record<string, number>;
 }
 
-export function notificationJson(n: Notification) {
+export function notificationJson(n: Notification): NotificationJSON {
   return {
     seq: n.seq,
     kind: n.kind,
@@ -24,14 +26,41 @@ export function notificationJson(n: Notification) {
   };
 }
 
-function resultJson(r: CommunityResult) {
+function resultJson(r: CommunityResult): CommunityMatch {
   return { id: r.id, similarity: r.similarity, contacts: r.contacts, version: r.version };
+}
+
+/** The methods that run a node operation, and the operation's name in the metrics. */
+const OPERATIONS: Partial<Record<MethodName, string>> = {
+  'community.create': 'create',
+  'community.update': 'update',
+  'community.dissolve': 'dissolve',
+  'community.get': 'get',
+  'community.search': 'search',
+  'community.join': 'join',
+};
+
+/** The `outcome` label of a failed operation, from its JSON-RPC error code. */
+function outcomeOf(code: number): string {
+  switch (code) {
+    case RPC_ERRORS.invalidParams:
+      return 'invalid-params';
+    case RPC_ERRORS.notOwner:
+      return 'not-owner';
+    case RPC_ERRORS.unknownCommunity:
+      return 'unknown-community';
+    case RPC_ERRORS.network:
+      return 'network';
+    default:
+      return 'error';
+  }
 }
 
 export function createRpcServer(
   node: CidxNode,
   counters: RpcCounters,
   startedAt: number,
+  metrics?: NodeMetrics,
 ): JSONRPCServer {
   // Method errors are answered to the caller; the library would also print each one.
   const server = new JSONRPCServer({ errorListener: () => {} });
@@ -41,15 +70,22 @@ export function createRpcServer(
   };
   const add = <M extends MethodName>(
     name: M,
-    fn: (params: ReturnType<typeof checkParams<M>>) => Promise<unknown> | unknown,
+    fn: (params: ReturnType<typeof checkParams<M>>) => Promise<MethodResult<M>> | MethodResult<M>,
   ) => {
+    const op = metrics === undefined ? undefined : OPERATIONS[name];
     server.addMethod(name, async (raw) => {
       counters.calls[name] = (counters.calls[name] ?? 0) + 1;
+      const start = performance.now();
       try {
-        return await fn(checkParams(name, raw));
+        const result = await fn(checkParams(name, raw));
+        if (op !== undefined) metrics?.operation(op, 'ok', (performance.now() - start) / 1000);
+        return result;
       } catch (err) {
         counters.errors[name] = (counters.errors[name] ?? 0) + 1;
-        throw toRpcError(err);
+        const rpcErr = toRpcError(err);
+        if (op !== undefined)
+          metrics?.operation(op, outcomeOf(rpcErr.code), (performance.now() - start) / 1000);
+        throw rpcErr;
       }
     });
   };

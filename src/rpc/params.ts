@@ -1,58 +1,15 @@
 /**
- * Schemas of every method's params (zod): a bad one is answered with -32602 and a message that
+ * Validation of every method's params with the shared schemas (./api.ts): a bad one is answered with -32602 and a message that
  * names the field, e.g. `params.k: must be an integer in [1, 1000]` or
  * `params.profile.weights["x"]: must be a finite number > 0`.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { FieldError, ProfileError } from '../profile/errors.ts';
 import { type ParseOptions, parseProfile } from '../profile/parse.ts';
 import type { Profile } from '../profile/profile.ts';
+import { type MethodName, paramSchemas } from './api.ts';
 
-const id = z.string({ error: 'must be a community id (64 hex digits)' }).regex(/^[0-9a-f]{64}$/, {
-  error: 'must be a community id (64 hex digits)',
-});
-/** An integer in [min, max], with the message the rest of cidx uses. */
-const intIn = (min: number, max: number) => {
-  const error = `must be an integer in [${min}, ${max}]`;
-  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
-};
-const contacts = z.array(z.string({ error: 'must be a multiaddr string' }), {
-  error: 'must be an array of multiaddrs',
-});
-
-export const paramSchemas = {
-  'node.info': z.strictObject({}).optional(),
-  'community.create': z.strictObject({
-    profile: z.unknown(),
-    contacts: contacts.optional(),
-    notify: intIn(0, 1000).optional(),
-  }),
-  'community.update': z.strictObject({
-    id,
-    profile: z.unknown(),
-    contacts: contacts.optional(),
-    notify: intIn(0, 1000).optional(),
-  }),
-  'community.dissolve': z.strictObject({ id }),
-  'community.get': z.strictObject({ id }),
-  'community.list': z.strictObject({}).optional(),
-  'community.search': z.strictObject({ profile: z.unknown(), k: intIn(1, 1000).optional() }),
-  'community.join': z.strictObject({
-    profile: z.unknown(),
-    minFreq: z
-      .number({ error: 'must be a number >= 0' })
-      .min(0, { error: 'must be a number >= 0' })
-      .optional(),
-    minSize: intIn(1, 1_000_000).optional(),
-    k: intIn(1, 1000).optional(),
-  }),
-  'notifications.list': z
-    .strictObject({ since: intIn(0, Number.MAX_SAFE_INTEGER).optional() })
-    .optional(),
-  stats: z.strictObject({}).optional(),
-} as const;
-
-export type MethodName = keyof typeof paramSchemas;
+export { type MethodName, paramSchemas };
 
 /** Validates params; throws FieldError naming the first bad field. */
 export function checkParams<M extends MethodName>(

@@ -8,12 +8,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBrowser } from '../../build/browser.ts';
+import { buildBrowser } from '../../scripts/build-browser.ts';
 import { CidxNode } from '../../src/node/node.ts';
+import { CHROMIUM, launchBrowser } from '../support/browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = join(import.meta.dirname, '..', '..');
 
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -78,29 +78,6 @@ async function nodeJsNode(bootstrap: string[]): Promise<CidxNode> {
   return n;
 }
 
-async function openBrowser(): Promise<BrowserContext> {
-  const profile = await mkdtemp(join(tmpdir(), 'cidx-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  cleanup.push(async () => {
-    await context.close();
-    await rm(profile, { recursive: true, force: true });
-  });
-  return context;
-}
-
 async function status(page: Page): Promise<string> {
   return (await page.textContent('#status')) ?? '';
 }
@@ -114,8 +91,9 @@ describe('a cidx node in a web page', () => {
     const x = await n1.create(theirs);
     expect(n2.info().peers.profiles).toBeGreaterThan(0);
 
-    const context = await openBrowser();
-    const page = await context.newPage();
+    const browser = await launchBrowser();
+    cleanup.push(() => browser.close());
+    const page = await browser.context.newPage();
     const logs: string[] = [];
     page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
     page.on('pageerror', (e) => logs.push(`pageerror: ${e.message}`));

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildBrowser, forbiddenInputs } from '../../build/browser.ts';
-import * as shim from '../../build/shims/crypto.ts';
+import * as shim from '../../scripts/browser-shims/crypto.ts';
+import { buildBrowser, forbiddenInputs } from '../../scripts/build-browser.ts';
 import { rng } from '../support/swarm.ts';
 
 const dirs: string[] = [];
@@ -24,7 +24,7 @@ describe('the browser bundle', () => {
       'src/browser.ts',
       'src/node/node.ts',
       'src/net/platform.browser.ts',
-      'build/shims/crypto.ts',
+      'scripts/browser-shims/crypto.ts',
     ])
       expect(inputs).toContain(must);
     for (const pkg of [

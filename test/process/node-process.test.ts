@@ -2,10 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CidxRpcError } from '../../src/client/index.ts';
 import {
-  call,
+  client,
   type NodeProcess,
-  rpc,
   runNodeExpectingFailure,
   spawnNode,
   stop,
@@ -42,16 +42,16 @@ describe('three cidx node processes on 127.0.0.1, driven through JSON-RPC', () =
   });
 
   it('creates on one node; searches and joins from another', async () => {
-    first = await call(a.ready.rpc, 'community.create', { profile: p1 });
+    first = await client(a).communityCreate({ profile: p1 });
     expect(first).toMatchObject({ version: 1, notified: 0 });
-    const { results } = await call(b.ready.rpc, 'community.search', { profile: p1, k: 3 });
+    const { results } = await client(b).communitySearch({ profile: p1, k: 3 });
     expect(results[0]).toMatchObject({ id: first.id, similarity: 1, contacts: a.ready.addrs });
-    const joined = await call(c.ready.rpc, 'community.join', { profile: p1 });
+    const joined = await client(c).communityJoin({ profile: p1 });
     expect(joined.interests).toHaveLength(1);
-    expect(joined.interests[0].community.id).toBe(first.id);
-    const got = await call(c.ready.rpc, 'community.get', { id: first.id });
+    expect(joined.interests[0]?.community?.id).toBe(first.id);
+    const got = await client(c).communityGet({ id: first.id });
     expect(got).toMatchObject({ id: first.id, version: 1, profile: p1, contacts: a.ready.addrs });
-    const info = await call(b.ready.rpc, 'node.info');
+    const info = await client(b).nodeInfo();
     expect(info.peers.profiles).toBeGreaterThanOrEqual(2);
   });
 
@@ -59,9 +59,9 @@ describe('three cidx node processes on 127.0.0.1, driven through JSON-RPC', () =
     const events = await fetch(`${a.ready.rpc}/events`, { signal: AbortSignal.timeout(30_000) });
     expect(events.headers.get('content-type')).toBe('text/event-stream');
     const reader = (events.body as ReadableStream<Uint8Array>).getReader();
-    const second = await call(b.ready.rpc, 'community.create', { profile: p2 });
-    expect(second.similar.map((s: { id: string }) => s.id)).toContain(first.id);
-    const { notifications } = await call(a.ready.rpc, 'notifications.list', {});
+    const second = await client(b).communityCreate({ profile: p2 });
+    expect(second.similar.map((s) => s.id)).toContain(first.id);
+    const { notifications } = await client(a).notificationsList({});
     expect(notifications).toHaveLength(1);
     expect(notifications[0]).toMatchObject({
       seq: 1,
@@ -87,38 +87,42 @@ describe('three cidx node processes on 127.0.0.1, driven through JSON-RPC', () =
     await reader.cancel();
     expect(event).toMatch(/^id: 1\nevent: notification\ndata: /);
     expect(JSON.parse(event.split('data: ')[1] as string).community.id).toBe(second.id);
-    expect((await call(a.ready.rpc, 'notifications.list', { since: 1 })).notifications).toEqual([]);
+    expect((await client(a).notificationsList({ since: 1 })).notifications).toEqual([]);
   });
 
   it('answers not-owner, unknown-community and bad-params errors with the contract codes', async () => {
-    const notOwner = await rpc(b.ready.rpc, 'community.update', { id: first.id, profile: p3 });
-    expect(notOwner.error?.code).toBe(-32001);
-    const dissolveOther = await rpc(c.ready.rpc, 'community.dissolve', { id: first.id });
-    expect(dissolveOther.error?.code).toBe(-32001);
-    const unknown = await rpc(b.ready.rpc, 'community.get', { id: 'f'.repeat(64) });
-    expect(unknown.error?.code).toBe(-32004);
-    const badWeight = await rpc(b.ready.rpc, 'community.create', {
-      profile: { weights: { x: 0 } },
+    const B = client(b);
+    const fails = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    const notOwner = await fails(B.communityUpdate({ id: first.id, profile: p3 }));
+    expect(notOwner).toBeInstanceOf(CidxRpcError);
+    expect(notOwner).toMatchObject({ code: -32001 });
+    expect(await fails(client(c).communityDissolve({ id: first.id }))).toMatchObject({
+      code: -32001,
     });
-    expect(badWeight.error).toMatchObject({
+    expect(await fails(B.communityGet({ id: 'f'.repeat(64) }))).toMatchObject({ code: -32004 });
+    expect(await fails(B.communityCreate({ profile: { weights: { x: 0 } } }))).toMatchObject({
       code: -32602,
       message: 'params.profile.weights["x"]: must be a finite number > 0',
     });
-    const badK = await rpc(b.ready.rpc, 'community.search', { profile: p1, k: 'many' });
-    expect(badK.error).toMatchObject({
+    // Wrongly typed params on purpose: the node, not the client's types, must refuse them.
+    const untyped = B.call.bind(B) as (m: string, p?: unknown) => Promise<unknown>;
+    expect(await fails(untyped('community.search', { profile: p1, k: 'many' }))).toMatchObject({
       code: -32602,
       message: 'params.k: must be an integer in [1, 1000]',
     });
-    const extra = await rpc(b.ready.rpc, 'community.search', { profile: p1, colour: 'red' });
-    expect(extra.error?.message).toMatch(/unknown field\(s\): colour/);
-    const badId = await rpc(b.ready.rpc, 'community.get', { id: 'nope' });
-    expect(badId.error).toMatchObject({
+    const extra = await fails(untyped('community.search', { profile: p1, colour: 'red' }));
+    expect((extra as Error).message).toMatch(/unknown field\(s\): colour/);
+    expect(await fails(B.communityGet({ id: 'nope' }))).toMatchObject({
       code: -32602,
       message: 'params.id: must be a community id (64 hex digits)',
     });
-    expect((await rpc(b.ready.rpc, 'no.such.method')).error?.code).toBe(-32601);
+    expect(await fails(untyped('no.such.method'))).toMatchObject({ code: -32601 });
     // nothing changed: the community is still version 1 and still found first
-    expect((await call(c.ready.rpc, 'community.get', { id: first.id })).version).toBe(1);
+    expect((await client(c).communityGet({ id: first.id })).version).toBe(1);
   });
 
   it('handles batches, parse errors, invalid requests and the body limit', async () => {
@@ -148,27 +152,23 @@ describe('three cidx node processes on 127.0.0.1, driven through JSON-RPC', () =
       }),
     ).catch((e: Error) => e);
     expect(huge instanceof Error || huge.status === 413).toBe(true);
-    const stats = await call(a.ready.rpc, 'stats');
+    const stats = await client(a).stats();
     expect(stats.requests.served).toBeGreaterThan(0);
     expect(stats.rpc.calls['community.create']).toBe(1);
   });
 
   it('stops with exit 0 on SIGTERM and comes back from its data directory with everything', async () => {
-    const before = await call(a.ready.rpc, 'node.info');
+    const before = await client(a).nodeInfo();
     expect(await stop(a)).toBe(0);
     a = await spawnNode([...base, '--data', dirA, '--bootstrap', b.ready.addrs[0] as string]);
     expect(a.ready.peerId).toBe(before.peerId);
-    const after = await call(a.ready.rpc, 'node.info');
+    const after = await client(a).nodeInfo();
     expect(after.stored).toEqual(before.stored);
-    expect(
-      (await call(a.ready.rpc, 'community.list')).communities.map((x: { id: string }) => x.id),
-    ).toEqual([first.id]);
-    expect((await call(a.ready.rpc, 'notifications.list')).notifications).toHaveLength(1);
+    expect((await client(a).communityList()).communities.map((x) => x.id)).toEqual([first.id]);
+    expect((await client(a).notificationsList()).notifications).toHaveLength(1);
     // still the owner: it can update, and the others see the new version
-    expect(
-      (await call(a.ready.rpc, 'community.update', { id: first.id, profile: p3 })).version,
-    ).toBe(2);
-    const { results } = await call(c.ready.rpc, 'community.search', { profile: p3 });
+    expect((await client(a).communityUpdate({ id: first.id, profile: p3 })).version).toBe(2);
+    const { results } = await client(c).communitySearch({ profile: p3 });
     expect(results[0]).toMatchObject({ id: first.id, version: 2 });
   });
 });
@@ -182,8 +182,8 @@ describe('kill -9 in the middle of writes', () => {
     let killed = false;
     await Promise.allSettled(
       profiles.map(async (p) => {
-        const r = await rpc(n.ready.rpc, 'community.create', { profile: p });
-        if (r.result && !killed) acked.push(r.result.id);
+        const r = await client(n).communityCreate({ profile: p });
+        if (!killed) acked.push(r.id);
         if (acked.length >= 25 && !killed) {
           killed = true;
           n.proc.kill('SIGKILL');
@@ -193,9 +193,7 @@ describe('kill -9 in the middle of writes', () => {
     expect(await n.exited).toBe('SIGKILL');
     expect(acked.length).toBeGreaterThanOrEqual(25);
     n = await spawnNode([...base, '--data', dir]);
-    const listed = (await call(n.ready.rpc, 'community.list')).communities as {
-      id: string;
-    }[];
+    const listed = (await client(n).communityList()).communities;
     const ids = new Set(listed.map((x) => x.id));
     for (const id of acked) expect(ids.has(id)).toBe(true);
     // Every community the store holds — acknowledged or caught mid-create — is whole: version 1,
@@ -203,19 +201,19 @@ describe('kill -9 in the middle of writes', () => {
     const sent = new Set(profiles.map((p) => JSON.stringify(p.weights)));
     const end = Date.now() + 30_000;
     for (const { id } of listed) {
-      const got = await call(n.ready.rpc, 'community.get', { id });
+      const got = await client(n).communityGet({ id });
       expect(got.version).toBe(1);
       expect(sent.has(JSON.stringify(got.profile.weights))).toBe(true);
       let best: { id: string; similarity: number } | undefined;
       do {
-        [best] = (await call(n.ready.rpc, 'community.search', { profile: got.profile })).results;
+        [best] = (await client(n).communitySearch({ profile: got.profile })).results;
         if (best?.id !== id) await new Promise((r) => setTimeout(r, 200));
       } while (best?.id !== id && Date.now() < end);
       expect(best).toMatchObject({ id, similarity: 1 });
     }
     // And the index holds nothing else: a lone node stores each community under its 20 keys,
     // so copies of a create that never reached the owned list would show here.
-    const { stored } = await call(n.ready.rpc, 'stats');
+    const { stored } = await client(n).stats();
     expect(stored.descriptors).toBe(20 * listed.length);
     expect(await stop(n)).toBe(0);
   });
@@ -248,7 +246,7 @@ describe('configuration', () => {
     const n = await spawnNode(['--config', cfg, '--rpc', '127.0.0.1:0', '--k', '4'], {
       CIDX_REPLICAS: '1',
     });
-    const info = await call(n.ready.rpc, 'node.info');
+    const info = await client(n).nodeInfo();
     expect(info.swarm).toMatchObject({ index: { mode: 'attribute' }, replicas: 1, k: 4 });
     expect(await stop(n, 'SIGINT')).toBe(0);
   });

@@ -11,7 +11,8 @@
  * in-process after every case and through the RPC port (community.list, community.get, stats,
  * node.info, notifications.list) before and after the run.
  *
- * All 10,000 cases go over HTTP (one node, keep-alive): on this machine that takes ~15-30 s.
+ * All 10,000 cases go over HTTP (one node, keep-alive). No assertion on the time they take: a
+ * test must not depend on the machine's speed; the timeout only guards against a hang.
  *
  * Found and fixed in src/rpc/http.ts (the regressions are kept as examples):
  * - a body `null` (or a batch holding null) made the JSON-RPC library throw a TypeError: the
@@ -550,7 +551,6 @@ describe('JSON-RPC port of a real node under hostile requests', () => {
 
     const counts = new Map<string, number>();
     let firstChange: string | undefined;
-    const start = performance.now();
     await fc.assert(
       fc.asyncProperty(body, async (b) => {
         if (typeof b === 'string') {
@@ -581,15 +581,13 @@ describe('JSON-RPC port of a real node under hostile requests', () => {
         ],
       },
     );
-    const ms = performance.now() - start;
     // every method was called, each many times, and every kind of answer was given
     for (const m of METHODS) expect(counts.get(m) ?? 0, m).toBeGreaterThan(200);
     for (const code of ['-32700', '-32600', '-32601', '-32602', '-32001', 'result'])
       expect(outcomes.get(code) ?? 0, code).toBeGreaterThan(20);
     expect(await viaRpc()).toEqual(before);
     expect(stored()).toBe(state);
-    expect(ms).toBeLessThan(90_000);
-  }, 120_000);
+  }, 600_000);
 
   it("refuses another node's community to update and dissolve, and a dissolved one to update", async () => {
     // Owned by the other node: this node may not change it.

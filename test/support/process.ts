@@ -1,6 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { CidxClient } from '../../src/client/index.ts';
+import type { MethodName, MethodParams, MethodResult } from '../../src/rpc/api.ts';
 
 const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli.ts');
 
@@ -12,12 +15,16 @@ export interface NodeProcess {
   exited: Promise<number | string>;
 }
 
-/** Spawns `cidx node` with the given flags and waits for its ready line. */
-export async function spawnNode(
-  args: string[],
-  env: Record<string, string> = {},
-  timeoutMs = 30_000,
-): Promise<NodeProcess> {
+export interface LaunchedNode {
+  proc: ChildProcessWithoutNullStreams;
+  stderr: () => string;
+  exited: Promise<number | string>;
+  /** The ready line; rejects if the process exits first or prints something else. */
+  ready: Promise<NodeProcess['ready']>;
+}
+
+/** Starts `cidx node` without waiting for it to be ready. */
+export function launchNode(args: string[], env: Record<string, string> = {}): LaunchedNode {
   const proc = spawn(process.execPath, [CLI, 'node', ...args], { env: { ...process.env, ...env } });
   let err = '';
   proc.stderr.on('data', (d) => {
@@ -27,13 +34,8 @@ export async function spawnNode(
     proc.on('exit', (code, sig) => resolve(code ?? (sig as string))),
   );
   const lines = createInterface({ input: proc.stdout });
-  const ready = await new Promise<NodeProcess['ready']>((resolve, reject) => {
-    const t = setTimeout(
-      () => reject(new Error(`no ready line within ${timeoutMs} ms; stderr: ${err}`)),
-      timeoutMs,
-    );
+  const ready = new Promise<NodeProcess['ready']>((resolve, reject) => {
     lines.once('line', (line) => {
-      clearTimeout(t);
       try {
         const j = JSON.parse(line);
         if (j.event !== 'ready') throw new Error(`unexpected first line: ${line}`);
@@ -42,12 +44,46 @@ export async function spawnNode(
         reject(e);
       }
     });
-    exited.then((code) => {
-      clearTimeout(t);
-      reject(new Error(`exited (${code}) before ready; stderr: ${err}`));
-    });
+    exited.then((code) => reject(new Error(`exited (${code}) before ready; stderr: ${err}`)));
   });
-  return { proc, ready, stderr: () => err, exited };
+  ready.catch(() => {}); // observed by whoever awaits it
+  return { proc, stderr: () => err, exited, ready };
+}
+
+/** Spawns `cidx node` with the given flags and waits for its ready line (killed if none comes). */
+export async function spawnNode(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<NodeProcess> {
+  const n = launchNode(args, env);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const ready = await Promise.race([
+      n.ready,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no ready line within ${timeoutMs} ms; stderr: ${n.stderr()}`)),
+          timeoutMs,
+        );
+      }),
+    ]);
+    return { proc: n.proc, ready, stderr: n.stderr, exited: n.exited };
+  } catch (err) {
+    n.proc.kill('SIGKILL');
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 /** Runs `cidx node` expecting it to fail; returns exit code and stderr. */
@@ -70,37 +106,19 @@ export async function runNodeExpectingFailure(
   return { code, stderr, stdout };
 }
 
-let nextId = 1;
-
-/** A JSON-RPC result as the tests read it: shape checked by their assertions, not by types. */
-// biome-ignore lint/suspicious/noExplicitAny: see above
-type RpcValue = any;
-
-/** One JSON-RPC call; returns the whole response object ({result} or {error}). */
-export async function rpc(
-  url: string,
-  method: string,
-  params?: unknown,
-): Promise<{ result?: RpcValue; error?: { code: number; message: string } }> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method,
-      ...(params === undefined ? {} : { params }),
-    }),
-    signal: AbortSignal.timeout(60_000),
-  });
-  return res.json() as Promise<{ result?: RpcValue; error?: { code: number; message: string } }>;
+/** A typed client of a node process's RPC port (the token, when the node was given one). */
+export function client(p: NodeProcess | string, token?: string): CidxClient {
+  const url = typeof p === 'string' ? p : p.ready.rpc;
+  return new CidxClient(url, { timeoutMs: 60_000, ...(token !== undefined ? { token } : {}) });
 }
 
 /** A JSON-RPC call that must succeed; returns its result. */
-export async function call(url: string, method: string, params?: unknown): Promise<RpcValue> {
-  const r = await rpc(url, method, params);
-  if (r.error) throw new Error(`${method}: ${r.error.code} ${r.error.message}`);
-  return r.result;
+export function call<M extends MethodName>(
+  url: string,
+  method: M,
+  params?: MethodParams<M>,
+): Promise<MethodResult<M>> {
+  return client(url).call(method, params);
 }
 
 export async function stop(

@@ -3,14 +3,14 @@
  * pages, with esbuild. The source is the one Node runs; three things differ in the bundle:
  * - src/net/platform.ts → platform.browser.ts (WebSockets and relays; no TCP, no AutoNAT, no
  *   relay server), as libp2p's own packages swap files through their `browser` fields;
- * - `node:crypto` → build/shims/crypto.ts, `node:events` → the `events` package, the global
+ * - `node:crypto` → scripts/browser-shims/crypto.ts, `node:events` → the `events` package, the global
  *   `Buffer` → the `buffer` package: small shims instead of edits to the source, which keeps
  *   Node's native crypto on the hot paths of the simulator;
  * - packages resolve with the `browser` condition (libp2p's browser gater, user agent, …), and
- *   zod's messages are English only (build/shims/zod-locales.ts).
+ *   zod's messages are English only (scripts/browser-shims/zod-locales.ts).
  * The build fails when a module that has no place in a page ends up in the bundle.
  *
- * `node build/browser.ts [--meta <file>]` writes dist/browser.js and prints its size.
+ * `node scripts/build-browser.ts [--meta <file>]` writes dist/browser.js and prints its size.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
@@ -49,7 +49,7 @@ const englishOnly: Plugin = {
   setup(b) {
     b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
       /node_modules\/zod\/v4\//.test(args.importer)
-        ? { path: join(ROOT, 'build', 'shims', 'zod-locales.ts') }
+        ? { path: join(ROOT, 'scripts', 'browser-shims', 'zod-locales.ts') }
         : undefined,
     );
   },
@@ -71,10 +71,10 @@ export function browserBuildOptions(outfile: string): BuildOptions {
     metafile: true,
     legalComments: 'none',
     alias: {
-      'node:crypto': join(ROOT, 'build', 'shims', 'crypto.ts'),
+      'node:crypto': join(ROOT, 'scripts', 'browser-shims', 'crypto.ts'),
       'node:events': 'events',
     },
-    inject: [join(ROOT, 'build', 'shims', 'buffer.ts')],
+    inject: [join(ROOT, 'scripts', 'browser-shims', 'buffer.ts')],
     plugins: [platformSwap, englishOnly],
     logLevel: 'warning',
   };

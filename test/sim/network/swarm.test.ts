@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SimNetwork } from '../../../sim/network/network.ts';
+import type { NodeOptions } from '../../../src/node/config.ts';
+import type { CidxNode } from '../../../src/node/node.ts';
+import { stopAll, variedProfiles, waitFor } from '../../support/swarm.ts';
+import { cidxNode, plainNode } from './hosts.ts';
+
+const NODES = 8;
+const profiles = variedProfiles(5, 24, 11);
+
+/** What a search returned, by the profile each community was created from (ids are random). */
+type Answer = [profile: number, similarity: number][];
+
+/**
+ * Starts a swarm, creates one community per profile (owners in turn) and searches each profile
+ * from another node; the answers name communities by the index of their profile.
+ */
+async function run(start: (i: number, o: Partial<NodeOptions>) => Promise<CidxNode>) {
+  const nodes: CidxNode[] = [];
+  try {
+    for (let i = 0; i < NODES; i++) {
+      const bootstrap = nodes.slice(0, 3).map((n) => n.addrs[0] as string);
+      nodes.push(await start(i, { bootstrap }));
+    }
+    await waitFor(() => nodes.every((n) => n.info().peers.profiles >= 3), 60_000, 'routing tables');
+    const byId = new Map<string, number>();
+    for (const [i, p] of profiles.entries()) {
+      const { id } = await (nodes[i % NODES] as CidxNode).create(p);
+      byId.set(id, i);
+    }
+    const answers: Answer[] = [];
+    for (const [i, p] of profiles.entries()) {
+      const found = await (nodes[(i + 3) % NODES] as CidxNode).search(p, { k: 3 });
+      answers.push(
+        found
+          .map((r): [number, number] => [byId.get(r.id) ?? -1, r.similarity])
+          .sort((x, y) => y[1] - x[1] || x[0] - y[0]),
+      );
+    }
+    return { nodes, answers };
+  } catch (err) {
+    await stopAll(nodes);
+    throw err;
+  }
+}
+
+describe('a swarm on the network model (8 nodes, latency 50ms)', () => {
+  const net = new SimNetwork({ seed: 9, latencyMs: 50 });
+  let slow: { nodes: CidxNode[]; answers: Answer[] };
+  let plain: { nodes: CidxNode[]; answers: Answer[] };
+
+  beforeAll(async () => {
+    slow = await run((i, o) => cidxNode(net, `n${i}`, o));
+    plain = await run((i, o) => plainNode(`n${i}`, o));
+  }, 240_000);
+
+  afterAll(async () => {
+    await stopAll([...(slow?.nodes ?? []), ...(plain?.nodes ?? [])]);
+    net.close();
+  });
+
+  it('creates and searches with the same answers as without latency', () => {
+    expect(slow.answers).toEqual(plain.answers);
+    // Each search found its own community first, exactly.
+    for (const [i, a] of slow.answers.entries()) expect(a[0]).toEqual([i, 1]);
+  });
+
+  it('the traffic crossed the model: round trips of 100 ms on every connection', () => {
+    const s = net.stats();
+    expect(s.connections).toBeGreaterThanOrEqual(NODES - 1);
+    expect(s.rttP50Ms).toBe(100);
+    expect(s.rttP95Ms).toBe(100);
+    expect(s.bytes).toBeGreaterThan(0);
+  });
+});
