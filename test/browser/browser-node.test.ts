@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBrowser } from '../../scripts/build-browser.ts';
+import { buildBrowser } from '../../src/browser/build.ts';
 import { CidxNode } from '../../src/node/node.ts';
 import { CHROMIUM, launchBrowser } from '../support/browser.ts';
 

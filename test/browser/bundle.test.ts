@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import * as shim from '../../scripts/browser-shims/crypto.ts';
-import { buildBrowser, forbiddenInputs } from '../../scripts/build-browser.ts';
+import { buildBrowser, forbiddenInputs } from '../../src/browser/build.ts';
+import * as shim from '../../src/browser/shims/crypto.ts';
 import { rng } from '../support/swarm.ts';
 
 const dirs: string[] = [];
@@ -21,10 +21,10 @@ describe('the browser bundle', () => {
     const inputs = Object.keys(meta.inputs);
     expect(forbiddenInputs(meta)).toEqual([]);
     for (const must of [
-      'src/browser.ts',
+      'src/browser/node.ts',
       'src/node/node.ts',
       'src/net/platform.browser.ts',
-      'scripts/browser-shims/crypto.ts',
+      'src/browser/shims/crypto.ts',
     ])
       expect(inputs).toContain(must);
     for (const pkg of [

@@ -1,16 +1,16 @@
 /**
- * Builds dist/browser.js (`cidx/browser`): src/browser.ts and everything it imports, for web
+ * Builds dist/browser.js (`cidx/browser`): src/browser/node.ts and everything it imports, for web
  * pages, with esbuild. The source is the one Node runs; three things differ in the bundle:
  * - src/net/platform.ts → platform.browser.ts (WebSockets and relays; no TCP, no AutoNAT, no
  *   relay server), as libp2p's own packages swap files through their `browser` fields;
- * - `node:crypto` → scripts/browser-shims/crypto.ts, `node:events` → the `events` package, the global
+ * - `node:crypto` → src/browser/shims/crypto.ts, `node:events` → the `events` package, the global
  *   `Buffer` → the `buffer` package: small shims instead of edits to the source, which keeps
  *   Node's native crypto on the hot paths of the simulator;
  * - packages resolve with the `browser` condition (libp2p's browser gater, user agent, …), and
- *   zod's messages are English only (scripts/browser-shims/zod-locales.ts).
+ *   zod's messages are English only (src/browser/shims/zod-locales.ts).
  * The build fails when a module that has no place in a page ends up in the bundle.
  *
- * `node scripts/build-browser.ts [--meta <file>]` writes dist/browser.js and prints its size.
+ * `node src/browser/build.ts [--meta <file>]` writes dist/browser.js and prints its size.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Inputs that must never reach a page: disk storage, TCP, charts, the simulator, ws servers. */
 export const FORBIDDEN = [
@@ -49,7 +49,7 @@ const englishOnly: Plugin = {
   setup(b) {
     b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
       /node_modules\/zod\/v4\//.test(args.importer)
-        ? { path: join(ROOT, 'scripts', 'browser-shims', 'zod-locales.ts') }
+        ? { path: join(ROOT, 'src', 'browser', 'shims', 'zod-locales.ts') }
         : undefined,
     );
   },
@@ -58,7 +58,7 @@ const englishOnly: Plugin = {
 export function browserBuildOptions(outfile: string): BuildOptions {
   return {
     absWorkingDir: ROOT,
-    entryPoints: [join(ROOT, 'src', 'browser.ts')],
+    entryPoints: [join(ROOT, 'src', 'browser', 'node.ts')],
     outfile,
     bundle: true,
     format: 'esm',
@@ -71,10 +71,10 @@ export function browserBuildOptions(outfile: string): BuildOptions {
     metafile: true,
     legalComments: 'none',
     alias: {
-      'node:crypto': join(ROOT, 'scripts', 'browser-shims', 'crypto.ts'),
+      'node:crypto': join(ROOT, 'src', 'browser', 'shims', 'crypto.ts'),
       'node:events': 'events',
     },
-    inject: [join(ROOT, 'scripts', 'browser-shims', 'buffer.ts')],
+    inject: [join(ROOT, 'src', 'browser', 'shims', 'buffer.ts')],
     plugins: [platformSwap, englishOnly],
     logLevel: 'warning',
   };

@@ -4,28 +4,28 @@
  * be dialled, so it reserves slots at relays (public nodes) and its only addresses — the
  * contacts of the communities it creates — are /p2p-circuit addresses through them.
  */
-import type { SwarmParams } from './index/swarm.ts';
-import type { RelaySettings } from './net/relay.ts';
-import type { Limits, Timing } from './node/config.ts';
-import { CidxNode } from './node/node.ts';
+import type { SwarmParams } from '../index/swarm.ts';
+import type { RelaySettings } from '../net/relay.ts';
+import type { Limits, Timing } from '../node/config.ts';
+import { CidxNode } from '../node/node.ts';
 
-export type { Notification } from './index/inbox.ts';
-export { DEFAULT_SWARM, type SwarmParams } from './index/swarm.ts';
-export { newSwarmKey, parseSwarmKey, SwarmKeyError } from './net/swarm-key.ts';
-export type { ChangeResult, CreateOptions } from './node/create.ts';
+export type { Notification } from '../index/inbox.ts';
+export { DEFAULT_SWARM, type SwarmParams } from '../index/swarm.ts';
+export { newSwarmKey, parseSwarmKey, SwarmKeyError } from '../net/swarm-key.ts';
+export type { ChangeResult, CreateOptions } from '../node/create.ts';
 export {
   NetworkError,
   NodeError,
   NotOwnerError,
   SwarmMismatchError,
   UnknownCommunityError,
-} from './node/errors.ts';
-export { CidxNode, type CommunityInfo } from './node/node.ts';
-export type { CommunityResult, JoinOptions, JoinResult } from './node/search.ts';
-export { FieldError, ProfileError } from './profile/errors.ts';
-export { parseProfile } from './profile/parse.ts';
-export { Profile } from './profile/profile.ts';
-export { jaccard, similarity } from './profile/similarity.ts';
+} from '../node/errors.ts';
+export { CidxNode, type CommunityInfo } from '../node/node.ts';
+export type { CommunityResult, JoinOptions, JoinResult } from '../node/search.ts';
+export { FieldError, ProfileError } from '../profile/errors.ts';
+export { parseProfile } from '../profile/parse.ts';
+export { Profile } from '../profile/profile.ts';
+export { jaccard, similarity } from '../profile/similarity.ts';
 
 export interface BrowserNodeOptions {
   /** WebSockets addresses of swarm nodes, with their peer ids (…/tcp/4002/ws/p2p/12D3…). */

@@ -10,10 +10,10 @@ import {
   launchBrowser,
   notificationAbout,
   search,
-} from '../test/support/browser.ts';
-import { type NodeProcess, spawnNode, stop } from '../test/support/process.ts';
+} from './browser.ts';
+import { type NodeProcess, spawnNode, stop } from './process.ts';
 
-const images = join(import.meta.dirname, '..', 'docs', 'images');
+const images = join(import.meta.dirname, '..', '..', 'docs', 'images');
 const base = ['--rpc', '127.0.0.1:0', '--listen', '/ip4/127.0.0.1/tcp/0'];
 
 const nodes: NodeProcess[] = [];

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build } from 'esbuild';
 
-const root = join(import.meta.dirname, '..');
+const root = join(import.meta.dirname, '..', '..');
 const src = join(root, 'src', 'console');
 const outIndex = process.argv.indexOf('--out');
 const out =
