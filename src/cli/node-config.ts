@@ -4,7 +4,6 @@
  */
 import { z } from 'zod';
 import { FAMILIES } from '../keys/params.ts';
-import { MAX_K } from '../net/codec.ts';
 import type { NodeOptions } from '../node/config.ts';
 
 export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug', 'trace'] as const;
@@ -48,11 +47,6 @@ export const configSchema = z.strictObject({
       maxRelations: z.number().int().min(1),
       concurrency: z.number().int().min(1),
       queryReplicas: z.number().int().min(1),
-      seenFilterBytes: z.number().int().min(0).max(8192),
-      briefReplies: z.union([z.literal(0), z.literal(1)]),
-      responderK: z.number().int().min(0).max(MAX_K),
-      reuseConnections: z.union([z.literal(0), z.literal(1)]),
-      queryFloat32: z.union([z.literal(0), z.literal(1)]),
       inboxCapacity: z.number().int().min(1),
       inboxFilterCells: z.number().int().min(1024),
       maxInboundStreams: z.number().int().min(1),

@@ -1,6 +1,5 @@
 import pLimit from 'p-limit';
 import type { ContactsRecord, DescriptorRecord, RankedDescriptor } from '../index/records.ts';
-import { buildSeenFilter, type SeenFilter } from '../index/seen-filter.ts';
 import { compareRanked } from '../index/select-similar.ts';
 import { communityAddressKey } from '../keys/rehash.ts';
 import { blobFromWire, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
@@ -12,9 +11,8 @@ import type { NodeContext } from './context.ts';
 /**
  * The descriptors peers returned to one operation, verified as they arrive (the second
  * filtering step of the thesis happens in `rank`): duplicates merged, the newest version of each
- * community kept, `excludeId` left out. Records that fail verification are dropped — a hostile
- * peer cannot inject one, nor, since only verified pairs enter `seenFilter`, make other peers
- * leave out a genuine record.
+ * community kept, `excludeId` left out. Records that fail verification are dropped: a hostile
+ * peer cannot inject one.
  */
 export class ReturnedDescriptors {
   readonly #ctx: NodeContext;
@@ -55,11 +53,6 @@ export class ReturnedDescriptors {
   /** The newest verified descriptor of a community, if one arrived. */
   get(id: string): DescriptorRecord | undefined {
     return this.#newest.get(id);
-  }
-
-  /** A filter of every verified (id, version) held, for peers to leave out; null if none. */
-  seenFilter(maxBytes: number): SeenFilter | null {
-    return maxBytes === 0 ? null : buildSeenFilter(this.#newest.values(), maxBytes);
   }
 
   /** Similarity computed here — never taken from the responder — best first, zeros dropped. */

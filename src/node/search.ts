@@ -11,7 +11,6 @@ import { interests } from '../profile/interests.ts';
 import type { Profile } from '../profile/profile.ts';
 import { addClaim, type Claim, verifyBest } from './claims.ts';
 import type { NodeContext } from './context.ts';
-import { lookupCommunity, ReturnedDescriptors } from './lookup.ts';
 
 export interface CommunityResult {
   id: string;
@@ -38,11 +37,9 @@ export async function searchCommunities(
   profile: Profile,
   k: number,
 ): Promise<CommunityResult[]> {
-  const brief = ctx.limits.briefReplies === 1;
   const keys = indexKeys(profile, ctx.swarm.params.index);
-  const wire = profileToWire(profile, { float32: ctx.limits.queryFloat32 === 1 });
+  const wire = profileToWire(profile);
   const limit = pLimit(ctx.limits.concurrency);
-  const got = new ReturnedDescriptors(ctx);
   const claims = new Map<string, Claim>();
   const errors: unknown[] = [];
   // Which other nodes this search asks, and how often: what one request per peer would save.
@@ -56,23 +53,18 @@ export async function searchCommunities(
     if (asked.has(id) && req.t === 'query') repeatQueries++;
     asked.add(id);
   };
-  const answerK = ctx.limits.responderK > 0 ? ctx.limits.responderK : k;
   await Promise.all(
     keys.map((key) =>
       limit(async () => {
         try {
-          // What earlier keys returned goes along as a filter: peers leave it out (the same
-          // communities sit under many of a profile's keys). Summaries are too small to filter.
-          const seen = brief ? null : got.seenFilter(ctx.limits.seenFilterBytes);
           const query: Request = {
             v: WIRE_VERSION,
             swarm: ctx.swarm.digest,
             t: 'query',
             key,
             profile: wire,
-            k: answerK,
-            ...(brief ? { brief: true as const } : {}),
-            ...(seen === null ? {} : { seen: { k: seen.k, b: seen.bits } }),
+            k,
+            brief: true,
           };
           const answers = await ctx.router.ask(
             'profiles',
@@ -106,7 +98,6 @@ export async function searchCommunities(
           for (const a of answers) {
             for (const s of a.res.sums ?? []) addClaim(claims, s, { peer: a.peer, query });
           }
-          await got.add(answers.flatMap((a) => a.res.recs ?? []));
         } catch (err) {
           errors.push(err);
         }
@@ -115,29 +106,7 @@ export async function searchCommunities(
   );
   ctx.onSearch?.({ keys: keys.length, requests, peers: asked.size, repeatQueries });
   if (errors.length === keys.length) throw errors[0];
-  if (brief) return verifyBest(ctx, profile, k, claims);
-  const ranked = got.rank(profile);
-  const out: CommunityResult[] = [];
-  // Contacts are fetched for the best candidates only, a batch at a time, skipping dissolved ones.
-  for (let i = 0; i < ranked.length && out.length < k; ) {
-    const batch = ranked.slice(i, i + k - out.length);
-    i += batch.length;
-    const entries = await Promise.all(
-      batch.map((r) => lookupCommunity(ctx, r.record.id).catch(() => null)),
-    );
-    batch.forEach((r, j) => {
-      const e = entries[j];
-      if (e?.dissolved) return;
-      out.push({
-        id: r.record.id,
-        version: r.record.version,
-        similarity: r.similarity,
-        profile: r.record.profile,
-        contacts: e?.contacts?.addrs ?? [],
-      });
-    });
-  }
-  return out.slice(0, k);
+  return verifyBest(ctx, profile, k, claims);
 }
 
 export interface JoinOptions {
