@@ -4,6 +4,7 @@ import { compareRanked } from '../index/select-similar.ts';
 import { communityAddressKey } from '../keys/rehash.ts';
 import { blobFromWire, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
 import { openRecord } from '../net/records.ts';
+import type { ParseOptions } from '../profile/parse.ts';
 import type { Profile } from '../profile/profile.ts';
 import { similarity } from '../profile/similarity.ts';
 import type { NodeContext } from './context.ts';
@@ -15,14 +16,14 @@ import type { NodeContext } from './context.ts';
  * peer cannot inject one.
  */
 export class ReturnedDescriptors {
-  readonly #ctx: NodeContext;
+  readonly #profileLimits: ParseOptions;
   readonly #excludeId: string | undefined;
   readonly #signatures = new Set<string>();
   readonly #newest = new Map<string, DescriptorRecord>();
 
-  constructor(ctx: NodeContext, excludeId?: string) {
-    this.#ctx = ctx;
-    this.#excludeId = excludeId;
+  constructor(opts: { profileLimits: ParseOptions; excludeId?: string | undefined }) {
+    this.#profileLimits = opts.profileLimits;
+    this.#excludeId = opts.excludeId;
   }
 
   async add(blobs: WireSigned[]): Promise<void> {
@@ -38,7 +39,7 @@ export class ReturnedDescriptors {
       fresh.map((b) =>
         limit(async () => {
           try {
-            const rec = await openRecord(blobFromWire(b), this.#ctx.profileLimits);
+            const rec = await openRecord(blobFromWire(b), this.#profileLimits);
             if (rec.kind !== 'descriptor' || rec.id === this.#excludeId) return;
             const cur = this.#newest.get(rec.id);
             if (cur === undefined || cur.version < rec.version) this.#newest.set(rec.id, rec);
@@ -66,18 +67,6 @@ export class ReturnedDescriptors {
   }
 }
 
-/** Verifies and ranks a batch of returned descriptors at once (see ReturnedDescriptors). */
-export async function rankReturned(
-  ctx: NodeContext,
-  blobs: WireSigned[],
-  profile: Profile,
-  excludeId?: string,
-): Promise<RankedDescriptor[]> {
-  const got = new ReturnedDescriptors(ctx, excludeId);
-  await got.add(blobs);
-  return got.rank(profile);
-}
-
 export interface CommunityEntry {
   contacts?: ContactsRecord;
   descriptor?: DescriptorRecord;
@@ -89,12 +78,14 @@ export interface CommunityEntry {
  * dissolved. Asks the closest peers until one holds it; a verified tombstone anywhere wins.
  */
 export async function lookupCommunity(ctx: NodeContext, id: string): Promise<CommunityEntry> {
-  const answers = await ctx.router.ask(
+  const { answers } = await ctx.holders.ask(
     'addresses',
     communityAddressKey(id),
     { v: WIRE_VERSION, swarm: ctx.swarm.digest, t: 'contacts-get', id },
-    ctx.swarm.params.replicas,
-    (got) => got.some((a) => a.res.rec !== undefined || a.res.tomb !== undefined),
+    {
+      replicas: ctx.swarm.params.replicas,
+      until: (got) => got.some((a) => a.res.rec !== undefined || a.res.tomb !== undefined),
+    },
   );
   const entry: CommunityEntry = { dissolved: false };
   for (const { res } of answers) {

@@ -22,14 +22,14 @@ import {
   resolveTiming,
   type Timing,
 } from './config.ts';
-import type { NodeContext } from './context.ts';
+import { createContext, type NodeContext } from './context.ts';
 import { type ChangeResult, type CreateOptions, createCommunity } from './create.ts';
 import { dissolveCommunity } from './dissolve.ts';
 import { SwarmMismatchError, UnknownCommunityError } from './errors.ts';
+import { Libp2pNetwork } from './libp2p-network.ts';
 import { lookupCommunity } from './lookup.ts';
 import { MemoryOwnedStore, type OwnedCommunity, type OwnedStore } from './ownership.ts';
 import { type RepublishReport, republishOwned } from './republish.ts';
-import { Router } from './router.ts';
 import {
   type CommunityResult,
   type JoinOptions,
@@ -145,25 +145,19 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       },
       this.meter,
     );
-    const router = new Router(libp2p, client, this.#server, {
+    const network = new Libp2pNetwork(libp2p, client, this.#server, {
       lookupTimeoutMs: this.timing.lookupTimeoutMs,
-      closestCacheMs: this.timing.closestCacheMs,
-      now: this.#now,
-      swarmParams: this.swarm.params,
       ...(opts.onLookup ? { onLookup: opts.onLookup } : {}),
     });
-    this.#ctx = {
-      libp2p,
-      router,
+    this.#ctx = createContext(network, {
       swarm: this.swarm,
       timing: this.timing,
       limits: this.limits,
       key,
       owned,
-      profileLimits,
       now: this.#now,
       ...(opts.onSearch ? { onSearch: opts.onSearch } : {}),
-    };
+    });
   }
 
   /**
@@ -400,7 +394,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     for (const v of this.#verdicts.values()) if (v === 'same') same++;
     if (same >= 3) return;
     try {
-      const res = await this.#ctx.router.send(peer, {
+      const res = await this.#ctx.holders.send(peer, {
         v: WIRE_VERSION,
         swarm: this.swarm.digest,
         t: 'params',
@@ -410,7 +404,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       this.#verdicts.set(k, same ? 'same' : 'other');
       if (!same) {
         this.#otherParams = theirs.params;
-        this.#ctx.router.markForeign(peer);
+        this.#ctx.holders.markForeign(peer);
       }
     } catch {
       // unreachable now: checked again when it is identified again
@@ -470,7 +464,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
         const conn = await this.libp2p.dial(ma, {
           signal: AbortSignal.timeout(this.timing.requestTimeoutMs),
         });
-        const res = await this.#ctx.router.send(conn.remotePeer, {
+        const res = await this.#ctx.holders.send(conn.remotePeer, {
           v: WIRE_VERSION,
           swarm: this.swarm.digest,
           t: 'params',

@@ -1,0 +1,220 @@
+/**
+ * The requester's network in memory: a few simulated peers, each with its own index table and
+ * inbox, answering through the protocol's real handlers (src/net/handlers, hence the responder
+ * logic of src/index), every request and answer encoded and decoded by the wire codec. No
+ * libp2p: unit tests of the requester algorithms and the loss-free model run on it. A peer can
+ * be made to fail in the ways a swarm does (`MemoryFaults`).
+ */
+import { generateKeyPair } from '@libp2p/crypto/keys';
+import type { PeerId, PrivateKey } from '@libp2p/interface';
+import { peerIdFromPrivateKey } from '@libp2p/peer-id';
+import { multiaddr } from '@multiformats/multiaddr';
+import { Inbox } from '../index/inbox.ts';
+import { IndexTable, type Quotas } from '../index/index-table.ts';
+import type { ResolvedSwarm } from '../index/swarm.ts';
+import { RemoteError } from '../net/client.ts';
+import { sortByDistance } from '../net/closest.ts';
+import {
+  CodecError,
+  decodeRequest,
+  decodeResponse,
+  encodeMessage,
+  type OkResponse,
+  type Request,
+  type Response,
+} from '../net/codec.ts';
+import { createHandlers } from '../net/handlers/index.ts';
+import { RecordError } from '../net/records.ts';
+import { fail, type Handler, type Handlers, ok } from '../net/server.ts';
+import { FieldError } from '../profile/errors.ts';
+import { DEFAULT_LIMITS, DEFAULT_TIMING } from './config.ts';
+import { type ContextOptions, createContext, type NodeContext } from './context.ts';
+import type { DhtName, Network } from './network.ts';
+
+/** How a simulated peer misbehaves; all off by default, each may change at any time. */
+export interface MemoryFaults {
+  /** Gone: every request to it fails, as to a crashed peer still in routing tables. */
+  dead?: boolean;
+  /** Answers queries and probes as if it held nothing (a peer that just took a key over). */
+  empty?: boolean;
+  /** Claims this similarity for this community in every brief answer it gives. */
+  lie?: { id: string; version: number; sim: number };
+  /** Its AddressesDHT entries are gone: contact lookups find nothing there. */
+  lostContacts?: boolean;
+  /** Runs other swarm parameters: answers every request with `swarm-mismatch`. */
+  otherSwarm?: boolean;
+}
+
+/** One request and its answer as they crossed the simulated wire. */
+export interface Exchange {
+  from: PeerId;
+  to: PeerId;
+  req: Request;
+  res: Response;
+  requestBytes: number;
+  responseBytes: number;
+}
+
+export interface MemoryNetworkOptions {
+  swarm: ResolvedSwarm;
+  now?: () => number;
+  /** Remote peers a lookup returns, closest first (kad-dht's k; default 4). */
+  closest?: number;
+  /** Per-owner limits of every peer's table (default: the node's). */
+  quotas?: Quotas;
+  /** Told of every answered request (the loss-free model counts its bytes). */
+  onExchange?: (e: Exchange) => void;
+}
+
+export class MemoryPeer {
+  readonly key: PrivateKey;
+  readonly id: PeerId;
+  /** Its contact address (a multiaddr naming the peer). */
+  readonly addr: string;
+  readonly table: IndexTable;
+  readonly inbox: Inbox;
+  readonly faults: MemoryFaults = {};
+  readonly #handlers: Handlers;
+  readonly #swarm: ResolvedSwarm;
+
+  constructor(key: PrivateKey, o: MemoryNetworkOptions) {
+    this.key = key;
+    this.id = peerIdFromPrivateKey(key);
+    this.addr = `/memory/${this.id.toString()}/p2p/${this.id.toString()}`;
+    this.#swarm = o.swarm;
+    const now = o.now ?? Date.now;
+    this.table = new IndexTable(
+      { recordTtlMs: DEFAULT_TIMING.recordTtlMs, tombstoneTtlMs: DEFAULT_TIMING.tombstoneTtlMs },
+      o.quotas,
+    );
+    this.inbox = new Inbox({ capacity: 1000, filterCells: 1 << 16 });
+    this.#handlers = createHandlers({
+      table: this.table,
+      inbox: this.inbox,
+      swarm: o.swarm,
+      profileLimits: {},
+      responseBudget: DEFAULT_LIMITS.maxFrameBytes - 1024,
+      now,
+      // Nothing to write: the journal is emptied so that it does not grow.
+      persist: async () => {
+        this.table.drainChanges();
+      },
+      notified: async () => {},
+    });
+  }
+
+  /** What the peer answers, as `IndexServer.dispatch` would, faults applied. */
+  async answer(from: PeerId, req: Request): Promise<Response> {
+    const f = this.faults;
+    if (f.otherSwarm === true || (req.t !== 'params' && !sameDigest(req, this.#swarm)))
+      return fail('swarm-mismatch', 'this node runs other swarm parameters', { other: true });
+    if (f.empty === true && req.t === 'probe') return ok({ held: 0 });
+    if (f.empty === true && req.t === 'query') return ok(req.brief ? { sums: [] } : { recs: [] });
+    if (f.lostContacts === true && req.t === 'contacts-get') return ok({});
+    let res: Response;
+    try {
+      res = await (this.#handlers[req.t] as Handler).handle(from, req);
+    } catch (err) {
+      if (err instanceof RecordError) return fail('bad-record', err.message);
+      if (err instanceof FieldError || err instanceof CodecError)
+        return fail('bad-request', err.message);
+      return fail('internal', (err as Error).message);
+    }
+    if (f.lie !== undefined && req.t === 'query' && res.ok && res.sums !== undefined) {
+      const { id, version, sim } = f.lie;
+      res.sums = [
+        { id: Buffer.from(id, 'hex'), v: version, sim },
+        ...res.sums.filter((s) => Buffer.from(s.id).toString('hex') !== id),
+      ];
+    }
+    return res;
+  }
+}
+
+export class MemoryNetwork {
+  readonly peers: MemoryPeer[];
+  readonly #opts: MemoryNetworkOptions;
+  readonly #byId = new Map<string, MemoryPeer>();
+
+  private constructor(peers: MemoryPeer[], opts: MemoryNetworkOptions) {
+    this.peers = peers;
+    this.#opts = opts;
+    for (const p of peers) this.#byId.set(p.id.toString(), p);
+  }
+
+  /** A network of `count` peers, each with a fresh Ed25519 identity. */
+  static async create(count: number, opts: MemoryNetworkOptions): Promise<MemoryNetwork> {
+    const keys = await Promise.all(Array.from({ length: count }, () => generateKeyPair('Ed25519')));
+    return new MemoryNetwork(
+      keys.map((k) => new MemoryPeer(k, opts)),
+      opts,
+    );
+  }
+
+  peer(id: PeerId | string): MemoryPeer | undefined {
+    return this.#byId.get(id.toString());
+  }
+
+  /** The network as `peer` sees it: its own lookups, its requests. */
+  from(peer: MemoryPeer): Network {
+    return {
+      self: peer.id,
+      addrs: () => [peer.addr],
+      closestPeers: async (_dht: DhtName, key: Uint8Array) => this.closest(peer, key),
+      send: (to, req) => this.#exchange(peer, to, req),
+      sendToAddr: async (addr, req) => {
+        const id = multiaddr(addr)
+          .getComponents()
+          .findLast((c) => c.name === 'p2p')?.value;
+        const to = id === undefined ? undefined : this.#byId.get(id);
+        if (to === undefined) throw new Error(`no peer at ${addr}`);
+        return this.#exchange(peer, to.id, req);
+      },
+    };
+  }
+
+  /** A requester's context on `peer` (its key owns what it creates). */
+  context(peer: MemoryPeer, o: Partial<ContextOptions> = {}): NodeContext {
+    return createContext(this.from(peer), {
+      swarm: this.#opts.swarm,
+      key: peer.key,
+      ...(this.#opts.now ? { now: this.#opts.now } : {}),
+      ...o,
+    });
+  }
+
+  /**
+   * What a lookup from `self` finds: the `closest` remote peers by XOR distance, dead ones
+   * included (routing tables still hold them), and `self`.
+   */
+  closest(self: MemoryPeer, key: Uint8Array): PeerId[] {
+    const others = this.peers.filter((p) => p !== self).map((p) => p.id);
+    const remote = sortByDistance(others, key).slice(0, this.#opts.closest ?? 4);
+    return sortByDistance([self.id, ...remote], key);
+  }
+
+  async #exchange(from: MemoryPeer, to: PeerId, req: Request): Promise<OkResponse> {
+    const target = this.#byId.get(to.toString());
+    if (target === undefined || target.faults.dead === true)
+      throw new Error(`peer ${to.toString()} is unreachable`);
+    const reqBytes = encodeMessage(req);
+    const decoded = decodeRequest(reqBytes);
+    const answer = await target.answer(from.id, decoded);
+    const resBytes = encodeMessage(answer);
+    const res = decodeResponse(resBytes);
+    this.#opts.onExchange?.({
+      from: from.id,
+      to,
+      req: decoded,
+      res,
+      requestBytes: reqBytes.length,
+      responseBytes: resBytes.length,
+    });
+    if (!res.ok) throw new RemoteError(res.code, res.msg, res.params);
+    return res;
+  }
+}
+
+function sameDigest(req: { swarm: Uint8Array }, swarm: ResolvedSwarm): boolean {
+  return Buffer.compare(req.swarm, swarm.digest) === 0;
+}
