@@ -30,6 +30,7 @@ import { FieldError } from '../profile/errors.ts';
 import { DEFAULT_LIMITS, DEFAULT_TIMING } from './config.ts';
 import { type ContextOptions, createContext, type NodeContext } from './context.ts';
 import type { DhtName, Network } from './network.ts';
+import { MemoryOwnedStore } from './ownership.ts';
 
 /** How a simulated peer misbehaves; all off by default, each may change at any time. */
 export interface MemoryFaults {
@@ -73,6 +74,8 @@ export class MemoryPeer {
   readonly addr: string;
   readonly table: IndexTable;
   readonly inbox: Inbox;
+  /** The communities it owns, whichever of its contexts created them. */
+  readonly owned = new MemoryOwnedStore();
   readonly faults: MemoryFaults = {};
   readonly #handlers: Handlers;
   readonly #swarm: ResolvedSwarm;
@@ -178,6 +181,7 @@ export class MemoryNetwork {
     return createContext(this.from(peer), {
       swarm: this.#opts.swarm,
       key: peer.key,
+      owned: peer.owned,
       ...(this.#opts.now ? { now: this.#opts.now } : {}),
       ...o,
     });
