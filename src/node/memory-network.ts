@@ -1,32 +1,55 @@
 /**
- * The requester's network in memory: a few simulated peers, each with its own index table and
- * inbox, answering through the protocol's real handlers (src/net/handlers, hence the responder
- * logic of src/index), every request and answer encoded and decoded by the wire codec. No
- * libp2p: unit tests of the requester algorithms and the loss-free model run on it. A peer can
- * be made to fail in the ways a swarm does (`MemoryFaults`).
+ * The requester's network in memory: simulated peers, each with its own index table and inbox,
+ * answering with the responder logic of src/index (algorithms 4.12–4.15) through the protocol's
+ * handlers (src/net/handlers). No libp2p: unit tests of the requester algorithms and the
+ * loss-free model run on it. A peer can be made to fail in the ways a swarm does
+ * (`MemoryFaults`).
+ *
+ * Requests and answers are encoded as the wire would carry them (their sizes are reported) but
+ * handed over as objects, as a node hands its own requests to its server. Queries and stores
+ * take the handlers' steps with caches the handlers cannot have: the loss-free model stores
+ * hundreds of communities under a hundred keys each, and every handler step per copy — verify
+ * the signature, derive the keys, score against every held descriptor — made it ten times
+ * slower. A record is verified and its keys derived once per request object, a query's profile
+ * parsed once per search, and a pair of profiles scored once.
  */
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import type { PeerId, PrivateKey } from '@libp2p/interface';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { multiaddr } from '@multiformats/multiaddr';
 import { Inbox } from '../index/inbox.ts';
-import { IndexTable, type Quotas } from '../index/index-table.ts';
+import { hex, IndexTable, type Quotas } from '../index/index-table.ts';
+import type { DescriptorRecord, SignedRecord } from '../index/records.ts';
+import {
+  getSimilarCommunities,
+  leaveOutSeen,
+  type Score,
+  storeDescriptor,
+  updateDescriptor,
+} from '../index/responder.ts';
 import type { ResolvedSwarm } from '../index/swarm.ts';
+import { indexKeys } from '../keys/index-keys.ts';
 import { RemoteError } from '../net/client.ts';
 import { sortByDistance } from '../net/closest.ts';
 import {
+  blobFromWire,
+  blobToWire,
   CodecError,
-  decodeRequest,
-  decodeResponse,
   encodeMessage,
+  fitToFrame,
   type OkResponse,
   type Request,
   type Response,
+  type WireSigned,
 } from '../net/codec.ts';
 import { createHandlers } from '../net/handlers/index.ts';
-import { RecordError } from '../net/records.ts';
+import { summaries } from '../net/handlers/query.ts';
+import { openRecord, RecordError } from '../net/records.ts';
 import { fail, type Handler, type Handlers, ok } from '../net/server.ts';
+import { profileFromWire, type WireProfile } from '../net/wire-profile.ts';
 import { FieldError } from '../profile/errors.ts';
+import type { Profile } from '../profile/profile.ts';
+import { similarity } from '../profile/similarity.ts';
 import { DEFAULT_LIMITS, DEFAULT_TIMING } from './config.ts';
 import { type ContextOptions, createContext, type NodeContext } from './context.ts';
 import type { DhtName, Network } from './network.ts';
@@ -67,6 +90,64 @@ export interface MemoryNetworkOptions {
   onExchange?: (e: Exchange) => void;
 }
 
+/** What the peers of one network compute once and share (they all live in one process). */
+class SharedWork {
+  readonly #index: ResolvedSwarm['params']['index'];
+  readonly #profiles = new WeakMap<WireProfile, Profile>();
+  readonly #records = new WeakMap<WireSigned, Promise<SignedRecord>>();
+  readonly #keys = new WeakMap<DescriptorRecord, Set<string>>();
+  readonly #scores = new WeakMap<Profile, WeakMap<DescriptorRecord, number>>();
+
+  constructor(swarm: ResolvedSwarm) {
+    this.#index = swarm.params.index;
+  }
+
+  profile(w: WireProfile): Profile {
+    let p = this.#profiles.get(w);
+    if (p === undefined) {
+      p = profileFromWire(w);
+      this.#profiles.set(w, p);
+    }
+    return p;
+  }
+
+  /** The record a request carries, verified (a forged one rejects, every time it is asked). */
+  open(w: WireSigned): Promise<SignedRecord> {
+    let r = this.#records.get(w);
+    if (r === undefined) {
+      r = openRecord(blobFromWire(w));
+      this.#records.set(w, r);
+    }
+    return r;
+  }
+
+  /** The index keys (hex) of a descriptor's profile. */
+  keysOf(rec: DescriptorRecord): Set<string> {
+    let k = this.#keys.get(rec);
+    if (k === undefined) {
+      k = new Set(indexKeys(rec.profile, this.#index).map(hex));
+      this.#keys.set(rec, k);
+    }
+    return k;
+  }
+
+  readonly score: Score = (profile, rec) => {
+    let m = this.#scores.get(profile);
+    if (m === undefined) {
+      m = new WeakMap();
+      this.#scores.set(profile, m);
+    }
+    let v = m.get(rec);
+    if (v === undefined) {
+      v = similarity(profile, rec.profile);
+      m.set(rec, v);
+    }
+    return v;
+  };
+}
+
+const RESPONSE_BUDGET = DEFAULT_LIMITS.maxFrameBytes - 1024;
+
 export class MemoryPeer {
   readonly key: PrivateKey;
   readonly id: PeerId;
@@ -79,13 +160,16 @@ export class MemoryPeer {
   readonly faults: MemoryFaults = {};
   readonly #handlers: Handlers;
   readonly #swarm: ResolvedSwarm;
+  readonly #shared: SharedWork;
+  readonly #now: () => number;
 
-  constructor(key: PrivateKey, o: MemoryNetworkOptions) {
+  constructor(key: PrivateKey, o: MemoryNetworkOptions, shared: SharedWork) {
     this.key = key;
     this.id = peerIdFromPrivateKey(key);
     this.addr = `/memory/${this.id.toString()}/p2p/${this.id.toString()}`;
     this.#swarm = o.swarm;
-    const now = o.now ?? Date.now;
+    this.#shared = shared;
+    this.#now = o.now ?? Date.now;
     this.table = new IndexTable(
       { recordTtlMs: DEFAULT_TIMING.recordTtlMs, tombstoneTtlMs: DEFAULT_TIMING.tombstoneTtlMs },
       o.quotas,
@@ -96,8 +180,8 @@ export class MemoryPeer {
       inbox: this.inbox,
       swarm: o.swarm,
       profileLimits: {},
-      responseBudget: DEFAULT_LIMITS.maxFrameBytes - 1024,
-      now,
+      responseBudget: RESPONSE_BUDGET,
+      now: this.#now,
       // Nothing to write: the journal is emptied so that it does not grow.
       persist: async () => {
         this.table.drainChanges();
@@ -116,7 +200,9 @@ export class MemoryPeer {
     if (f.lostContacts === true && req.t === 'contacts-get') return ok({});
     let res: Response;
     try {
-      res = await (this.#handlers[req.t] as Handler).handle(from, req);
+      if (req.t === 'query') res = this.#query(req);
+      else if (req.t === 'store' || req.t === 'update') res = await this.#store(req);
+      else res = await (this.#handlers[req.t] as Handler).handle(from, req);
     } catch (err) {
       if (err instanceof RecordError) return fail('bad-record', err.message);
       if (err instanceof FieldError || err instanceof CodecError)
@@ -131,6 +217,50 @@ export class MemoryPeer {
       ];
     }
     return res;
+  }
+
+  /** QueryHandler's steps (algorithm 4.12). */
+  #query(req: Extract<Request, { t: 'query' }>): Response {
+    const profile = this.#shared.profile(req.profile);
+    const now = this.#now();
+    const ranked = getSimilarCommunities(
+      this.table,
+      req.key,
+      profile,
+      req.k,
+      now,
+      this.#shared.score,
+    );
+    const seen = req.seen === undefined ? undefined : { k: req.seen.k, bits: req.seen.b };
+    const { kept, omitted } = leaveOutSeen(ranked, seen);
+    const body = req.brief
+      ? { sums: summaries(kept) }
+      : {
+          recs: fitToFrame(
+            kept.map((r) => blobToWire(r.record.blob)),
+            RESPONSE_BUDGET,
+          ),
+        };
+    return ok(omitted > 0 ? { ...body, omitted } : body);
+  }
+
+  /** StoreHandler's steps (algorithms 4.13, 4.14). */
+  async #store(req: Extract<Request, { t: 'store' | 'update' }>): Promise<Response> {
+    const rec = await this.#shared.open(req.rec);
+    if (rec.kind !== 'descriptor')
+      throw new RecordError(`${req.t} needs a descriptor, got a ${rec.kind}`);
+    if (!this.#shared.keysOf(rec).has(hex(req.key)))
+      throw new FieldError('key', "is not one of the descriptor's index keys");
+    const apply = req.t === 'update' ? updateDescriptor : storeDescriptor;
+    const now = this.#now();
+    const { outcome, similar } = apply(this.table, req.key, rec, req.s, now, this.#shared.score);
+    this.table.drainChanges();
+    if (req.brief === true) return ok({ outcome, sums: summaries(similar) });
+    const recs = fitToFrame(
+      similar.map((r) => blobToWire(r.record.blob)),
+      RESPONSE_BUDGET,
+    );
+    return ok({ outcome, recs });
   }
 }
 
@@ -148,8 +278,9 @@ export class MemoryNetwork {
   /** A network of `count` peers, each with a fresh Ed25519 identity. */
   static async create(count: number, opts: MemoryNetworkOptions): Promise<MemoryNetwork> {
     const keys = await Promise.all(Array.from({ length: count }, () => generateKeyPair('Ed25519')));
+    const shared = new SharedWork(opts.swarm);
     return new MemoryNetwork(
-      keys.map((k) => new MemoryPeer(k, opts)),
+      keys.map((k) => new MemoryPeer(k, opts, shared)),
       opts,
     );
   }
@@ -201,19 +332,10 @@ export class MemoryNetwork {
     const target = this.#byId.get(to.toString());
     if (target === undefined || target.faults.dead === true)
       throw new Error(`peer ${to.toString()} is unreachable`);
-    const reqBytes = encodeMessage(req);
-    const decoded = decodeRequest(reqBytes);
-    const answer = await target.answer(from.id, decoded);
-    const resBytes = encodeMessage(answer);
-    const res = decodeResponse(resBytes);
-    this.#opts.onExchange?.({
-      from: from.id,
-      to,
-      req: decoded,
-      res,
-      requestBytes: reqBytes.length,
-      responseBytes: resBytes.length,
-    });
+    const requestBytes = encodeMessage(req).length;
+    const res = await target.answer(from.id, req);
+    const responseBytes = encodeMessage(res).length;
+    this.#opts.onExchange?.({ from: from.id, to, req, res, requestBytes, responseBytes });
     if (!res.ok) throw new RemoteError(res.code, res.msg, res.params);
     return res;
   }
