@@ -13,6 +13,7 @@ import { plaintext } from '@libp2p/plaintext';
 import { tcp } from '@libp2p/tcp';
 import type { Datastore } from 'interface-datastore';
 import { createLibp2p, type Libp2p } from 'libp2p';
+import { slowClosestPeerTagging } from './kad-internals.ts';
 
 export const PROFILES_DHT_PROTOCOL = '/cidx/profiles/kad/1.0.0';
 export const ADDRESSES_DHT_PROTOCOL = '/cidx/addresses/kad/1.0.0';
@@ -124,23 +125,10 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
       addresses: kadDHT(dhtInit('addresses', ADDRESSES_DHT_PROTOCOL, dhtExtra(o))),
     },
   });
-  if (o.simulation) slowClosestPeerTagging(host);
-  return host;
-}
-
-/**
- * Every 5 s each DHT re-tags the peers closest to its node (a keep-alive hint for the
- * connection manager), building peer sets keyed by base58 peer ids. One node pays nothing for
- * it; a thousand in one process paid 8% of a simulation's CPU for it (docs/BENCHMARKS.md).
- * kad-dht does not expose the interval, so a simulation sets it on the tagger before start,
- * through internals that are checked for and left alone if they change.
- */
-function slowClosestPeerTagging(host: CidxLibp2p): void {
-  for (const dht of [host.services.profiles, host.services.addresses]) {
-    const tagger = (
-      dht as unknown as { routingTable?: { closestPeerTagger?: { refreshInterval?: unknown } } }
-    ).routingTable?.closestPeerTagger;
-    if (tagger !== undefined && typeof tagger.refreshInterval === 'number')
-      tagger.refreshInterval = 120_000;
+  if (o.simulation) {
+    // Checked at start (kadInternalsMissing): a node warns if the tagger was not found.
+    slowClosestPeerTagging(host.services.profiles);
+    slowClosestPeerTagging(host.services.addresses);
   }
+  return host;
 }

@@ -65,7 +65,7 @@ export interface MemoryFaults {
   lie?: { id: string; version: number; sim: number };
   /** Its AddressesDHT entries are gone: contact lookups find nothing there. */
   lostContacts?: boolean;
-  /** Runs other swarm parameters: answers every request with `swarm-mismatch`. */
+  /** Runs other swarm parameters (another k): answers every request but `params` with `swarm-mismatch`. */
   otherSwarm?: boolean;
 }
 
@@ -193,8 +193,13 @@ export class MemoryPeer {
   /** What the peer answers, as `IndexServer.dispatch` would, faults applied. */
   async answer(from: PeerId, req: Request): Promise<Response> {
     const f = this.faults;
-    if (f.otherSwarm === true || (req.t !== 'params' && !sameDigest(req, this.#swarm)))
-      return fail('swarm-mismatch', 'this node runs other swarm parameters', { other: true });
+    if (f.otherSwarm === true) {
+      const other = { ...this.#swarm.params, k: this.#swarm.params.k + 1 };
+      if (req.t === 'params') return ok({ params: other });
+      return fail('swarm-mismatch', 'this node runs other swarm parameters', other);
+    }
+    if (req.t !== 'params' && !sameDigest(req, this.#swarm))
+      return fail('swarm-mismatch', 'this node runs other swarm parameters', this.#swarm.params);
     if (f.empty === true && req.t === 'probe') return ok({ held: 0 });
     if (f.empty === true && req.t === 'query') return ok(req.brief ? { sums: [] } : { recs: [] });
     if (f.lostContacts === true && req.t === 'contacts-get') return ok({});
