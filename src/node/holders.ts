@@ -146,10 +146,13 @@ export class Holders {
    * that peer may have just taken the key over and hold nothing yet, so an empty answer sends
    * the search on to the next replica — with a probe (the key alone), as most empty answers
    * come from keys nobody stored anything under — and the query follows only to a replica
-   * whose probe says it holds something. Answers are those that hold something, and the
-   * empty ones if none does.
+   * whose probe says it holds something, in place of the probe's answer. Throws as `ask`.
    */
-  async query(key: Uint8Array, query: QueryRequest, opts: QueryOptions): Promise<Asked> {
+  async getSimilarCommunities(
+    key: Uint8Array,
+    query: QueryRequest,
+    opts: QueryOptions,
+  ): Promise<Asked> {
     const probe: Request = { v: WIRE_VERSION, swarm: query.swarm, t: 'probe', key };
     const asked = await this.#inTurn('profiles', key, {
       first: query,

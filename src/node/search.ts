@@ -58,7 +58,7 @@ export async function searchCommunities(
           brief: true,
         } as const;
         try {
-          const asked = await ctx.holders.query(key, query, {
+          const asked = await ctx.holders.getSimilarCommunities(key, query, {
             replicas: ctx.limits.queryReplicas,
             maxPeers: Math.max(ctx.limits.queryReplicas, ctx.swarm.params.replicas),
           });

@@ -138,7 +138,7 @@ describe('asking the holders of a key', () => {
     expect(lookups).toBe(4);
   });
 
-  describe('a query', () => {
+  describe("a key's query (GetSimilarCommunities)", () => {
     const profile = parseProfile({ weights: { opera: 1, verdi: 0.8 } });
     const query = (key: Uint8Array) =>
       ({
@@ -160,7 +160,10 @@ describe('asking the holders of a key', () => {
       const holders = candidates.slice(0, 3).map((c) => net.peer(c) as MemoryPeer);
       for (const p of holders) expect(p.table.stats().descriptors).toBeGreaterThan(0);
       (holders[0] as MemoryPeer).faults.empty = true;
-      const asked = await holdersOf(asker).query(key, query(key), { replicas: 1, maxPeers: 3 });
+      const asked = await holdersOf(asker).getSimilarCommunities(key, query(key), {
+        replicas: 1,
+        maxPeers: 3,
+      });
       expect(asked.sent.map((s) => [s.peer.toString(), s.t])).toEqual([
         [candidates[0]?.toString(), 'query'],
         [candidates[1]?.toString(), 'probe'],
@@ -173,7 +176,10 @@ describe('asking the holders of a key', () => {
 
     it('only probes replicas of a key nobody stored anything under, up to maxPeers', async () => {
       const { key, asker, candidates } = farAsker();
-      const asked = await holdersOf(asker).query(key, query(key), { replicas: 1, maxPeers: 3 });
+      const asked = await holdersOf(asker).getSimilarCommunities(key, query(key), {
+        replicas: 1,
+        maxPeers: 3,
+      });
       expect(asked.sent.map((s) => [s.peer.toString(), s.t])).toEqual([
         [candidates[0]?.toString(), 'query'],
         [candidates[1]?.toString(), 'probe'],
