@@ -132,7 +132,7 @@ export class Holders {
     const answered = new Set(asked.answers.map((a) => a.peer.toString()));
     const others = (opts.alsoAsk ?? [])
       .filter((p) => !answered.has(p) && !this.#foreign.has(p))
-      .map((p) => peerIdFromString(p));
+      .flatMap((p) => parsePeerId(p));
     for (const peer of others) asked.sent.push(this.#sent(peer, req));
     const results = await Promise.allSettled(others.map((p) => this.#network.send(p, req)));
     results.forEach((r, i) => {
@@ -281,6 +281,15 @@ export class Holders {
 /** An answer that holds something: records, summaries, or (a probe's) a count of them. */
 export function holdsSomething(res: OkResponse): boolean {
   return (res.recs?.length ?? 0) + (res.sums?.length ?? 0) + (res.held ?? 0) > 0;
+}
+
+/** A peer id as remembered (holders are kept on disk); none if it does not parse. */
+function parsePeerId(id: string): PeerId[] {
+  try {
+    return [peerIdFromString(id)];
+  } catch {
+    return [];
+  }
 }
 
 function cacheKeyOf(dht: DhtName, key: Uint8Array): string {
