@@ -80,7 +80,7 @@ for (const kind of kinds) {
   const signed = await signCommunities(communities);
   const exact = new Map<string, Ranked[]>();
   for (const c of configs) {
-    const run: ModelRun = runModel(c.index, signed, queries, { k, s: 5 }, exact);
+    const run: ModelRun = await runModel(c.index, signed, queries, { k, s: 5 }, exact);
     const q = queries.length;
     rows.push({
       kind,

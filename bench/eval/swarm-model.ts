@@ -1,40 +1,52 @@
 /**
- * A loss-free model of the swarm for the quality experiments: every DHT key is held by exactly
- * one table, every request reaches it. What a search returns then depends only on the index keys
- * (src/keys), the responder's ranking (src/index selectSimilar, algorithms 4.12–4.15) and the
- * requester's merge — the same code the nodes run — so thousands of queries and every (n, m)
- * can be scored in seconds. The simulator checks that a real swarm returns the same answers.
+ * A loss-free model of the swarm for the quality experiments: one simulated peer holds every
+ * DHT key, and every request reaches it. The requester algorithms are the nodes' own
+ * (src/node: store, put contacts, search — query every key, merge the brief answers, verify,
+ * re-rank, fetch contacts) on the in-memory network (src/node/memory-network.ts), which answers
+ * through the protocol's handlers and the responder logic of src/index (algorithms
+ * 4.12–4.15). What a search returns then depends only on the index keys (src/keys), the
+ * responder's ranking and the requester's merge, so thousands of queries and every (n, m) can
+ * be scored; the simulator checks that a real swarm returns the same answers.
  *
- * Bytes are the protocol's own encodings (src/net codec, signed records), frame by frame:
- * they count the cidx messages, not the DHT's routing traffic (the simulator meters that).
+ * Bytes are the protocol's own encodings (src/net codec, signed records), frame by frame, of
+ * every request and answer the operation sends (a create: its stores and its contacts; a
+ * search: its queries and the fetches of its best candidates); they count the cidx messages,
+ * not the DHT's routing traffic (the simulator meters that).
  */
 import { generateKeyPair, publicKeyToProtobuf } from '@libp2p/crypto/keys';
 import type { PrivateKey } from '@libp2p/interface';
+import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { GroundTruth, type Ranked, type SearchScore, scoreSearch } from '../../sim/ground-truth.ts';
-import type { DescriptorRecord } from '../../src/index/records.ts';
-import { compareRanked, selectSimilar } from '../../src/index/select-similar.ts';
+import { hex } from '../../src/index/index-table.ts';
+import type { DescriptorRecord, SignedBlob } from '../../src/index/records.ts';
+import { resolveSwarm } from '../../src/index/swarm.ts';
 import { indexKeys } from '../../src/keys/index-keys.ts';
 import { type IndexParams, resolveIndexParams } from '../../src/keys/params.ts';
-import { blobToWire, encodeMessage, WIRE_VERSION } from '../../src/net/codec.ts';
+import type { Response } from '../../src/net/codec.ts';
 import { communityId, NONCE_BYTES, signRecord } from '../../src/net/records.ts';
-import { profileToWire } from '../../src/net/wire-profile.ts';
+import { type Exchange, MemoryNetwork } from '../../src/node/memory-network.ts';
+import { searchCommunities } from '../../src/node/search.ts';
+import { putContacts, storeUnderKeys } from '../../src/node/store.ts';
 import type { Profile } from '../../src/profile/profile.ts';
-import { similarity } from '../../src/profile/similarity.ts';
-
-const SWARM = new Uint8Array(32);
 
 export interface Community {
   id: string;
   profile: Profile;
 }
 
-/** Signed descriptors (one owner key), made once and reused by every configuration. */
-export async function signCommunities(
-  list: readonly Community[],
-): Promise<{ record: DescriptorRecord; name: string }[]> {
+/** A community's signed descriptor and contacts (version 1), and its name in the data set. */
+export interface SignedCommunity {
+  record: DescriptorRecord;
+  contacts: SignedBlob;
+  name: string;
+}
+
+/** Signed descriptors and contacts (one owner key), made once and reused by every configuration. */
+export async function signCommunities(list: readonly Community[]): Promise<SignedCommunity[]> {
   const key: PrivateKey = await generateKeyPair('Ed25519');
   const owner = publicKeyToProtobuf(key.publicKey);
-  const out: { record: DescriptorRecord; name: string }[] = [];
+  const addr = `/memory/owner/p2p/${peerIdFromPrivateKey(key).toString()}`;
+  const out: SignedCommunity[] = [];
   for (let i = 0; i < list.length; i++) {
     const c = list[i] as Community;
     const nonce = new Uint8Array(NONCE_BYTES);
@@ -42,7 +54,14 @@ export async function signCommunities(
     const id = communityId(owner, nonce);
     const content = { kind: 'descriptor', id, nonce, version: 1, profile: c.profile } as const;
     const blob = await signRecord(key, content);
-    out.push({ name: c.id, record: { ...content, owner, blob } });
+    const contacts = await signRecord(key, {
+      kind: 'contacts',
+      id,
+      nonce,
+      version: 1,
+      addrs: [addr],
+    });
+    out.push({ name: c.id, record: { ...content, owner, blob }, contacts });
   }
   return out;
 }
@@ -77,99 +96,79 @@ export interface ModelOptions {
   s: number;
 }
 
+/** One model peer holds everything: no per-owner quota may refuse the single owner's records. */
+const NO_QUOTA = { perOwnerPerKey: Number.MAX_SAFE_INTEGER, perOwner: Number.MAX_SAFE_INTEGER };
+
 /**
- * Creates every community in order (store under each key; the storing table answers with its
- * top-s similar), then runs every query (one request per key, top-k per key, merge, re-rank,
- * top-k) and scores it against the exact answer.
+ * Creates every community in order (store under each key — the storing table answers with its
+ * top-s similar — and put its contacts), then runs every query through the nodes' search and
+ * scores it against the exact answer.
  */
-export function runModel(
+export async function runModel(
   index: IndexParams,
-  communities: readonly { record: DescriptorRecord; name: string }[],
+  communities: readonly SignedCommunity[],
   queries: readonly Community[],
   opts: ModelOptions,
   exact?: Map<string, Ranked[]>,
-): ModelRun {
+): Promise<ModelRun> {
   resolveIndexParams(index);
-  const table = new Map<string, DescriptorRecord[]>();
+  const swarm = resolveSwarm({ index, k: opts.k, s: opts.s, replicas: 1 });
   const create: Costs = { keys: 0, requestBytes: 0, replyBytes: 0, repliedDescriptors: 0 };
-  let entries = 0;
-  let indexBytes = 0;
-  for (const { record } of communities) {
-    const wireRec = blobToWire(record.blob);
-    const score = memoScore(record.profile);
-    const recBytes = record.blob.payload.length + record.blob.owner.length + record.blob.sig.length;
-    for (const key of indexKeys(record.profile, index)) {
-      const hexKey = Buffer.from(key).toString('hex');
-      let held = table.get(hexKey);
-      if (held === undefined) {
-        held = [];
-        table.set(hexKey, held);
-      }
-      if (held.some((r) => r.id === record.id)) continue;
-      const similar = selectSimilar(held, record.profile, opts.s, record.id, score);
-      held.push(record);
-      entries++;
-      indexBytes += recBytes;
-      create.keys++;
-      create.requestBytes += encodeMessage({
-        v: WIRE_VERSION,
-        swarm: SWARM,
-        t: 'store',
-        key,
-        rec: wireRec,
-        s: opts.s,
-      }).length;
-      create.replyBytes += encodeMessage({
-        v: WIRE_VERSION,
-        ok: true,
-        outcome: 'stored',
-        recs: similar.map((r) => blobToWire(r.record.blob)),
-      }).length;
-      create.repliedDescriptors += similar.length;
-    }
+  const search: Costs = { keys: 0, requestBytes: 0, replyBytes: 0, repliedDescriptors: 0 };
+  let phase = create;
+  const net = await MemoryNetwork.create(1, {
+    swarm,
+    quotas: NO_QUOTA,
+    onExchange: (e: Exchange) => {
+      phase.requestBytes += e.requestBytes;
+      phase.replyBytes += e.responseBytes;
+      phase.repliedDescriptors += descriptorsIn(e.res);
+    },
+  });
+  const peer = net.peers[0] as NonNullable<(typeof net.peers)[0]>;
+  const ctx = net.context(peer);
+
+  const used = new Set<string>();
+  for (const { record, contacts } of communities) {
+    const keys = indexKeys(record.profile, index);
+    for (const key of keys) used.add(hex(key));
+    const report = await storeUnderKeys(ctx, keys, 'store', record.blob, opts.s);
+    create.keys += report.storedKeys;
+    await putContacts(ctx, record.id, contacts, record.blob);
   }
 
+  phase = search;
   const truth = new GroundTruth();
   for (const c of communities) truth.set(c.record.id, c.record.profile);
-  const search: Costs = { keys: 0, requestBytes: 0, replyBytes: 0, repliedDescriptors: 0 };
   const scores: SearchScore[] = [];
   const exactJaccard: number[] = [];
   const byId = new Map(communities.map((c) => [c.record.id, c.record]));
   for (const q of queries) {
-    const wire = profileToWire(q.profile);
-    const found = new Map<string, DescriptorRecord>();
-    const score = memoScore(q.profile);
-    for (const key of indexKeys(q.profile, index)) {
-      const held = table.get(Buffer.from(key).toString('hex')) ?? [];
-      const top = selectSimilar(held, q.profile, opts.k, undefined, score);
-      search.keys++;
-      search.requestBytes += encodeMessage({
-        v: WIRE_VERSION,
-        swarm: SWARM,
-        t: 'query',
-        key,
-        profile: wire,
-        k: opts.k,
-      }).length;
-      search.replyBytes += encodeMessage({
-        v: WIRE_VERSION,
-        ok: true,
-        recs: top.map((r) => blobToWire(r.record.blob)),
-      }).length;
-      search.repliedDescriptors += top.length;
-      for (const r of top) found.set(r.record.id, r.record);
-    }
-    const returned = selectSimilar(found.values(), q.profile, opts.k, undefined, score)
-      .sort(compareRanked)
-      .map((r) => ({ id: r.record.id, similarity: r.similarity }));
+    search.keys += indexKeys(q.profile, index).length;
+    const returned = (await searchCommunities(ctx, q.profile, opts.k)).map((r) => ({
+      id: r.id,
+      similarity: r.similarity,
+    }));
     const answer = exact?.get(q.id) ?? truth.rank(q.profile);
     exact?.set(q.id, answer);
     scores.push(scoreSearch(returned, answer, opts.k));
     const best = answer[0] === undefined ? undefined : byId.get(answer[0].id);
     exactJaccard.push(best === undefined ? 0 : jaccardOf(q.profile, best.profile));
   }
+
+  let entries = 0;
+  let indexBytes = 0;
   let maxEntriesPerKey = 0;
-  for (const held of table.values()) maxEntriesPerKey = Math.max(maxEntriesPerKey, held.length);
+  const now = Date.now();
+  for (const key of used) {
+    let held = 0;
+    for (const d of peer.table.descriptors(key, now)) {
+      held++;
+      indexBytes += d.blob.payload.length + d.blob.owner.length + d.blob.sig.length;
+    }
+    entries += held;
+    maxEntriesPerKey = Math.max(maxEntriesPerKey, held);
+  }
   return {
     index,
     scores,
@@ -177,23 +176,15 @@ export function runModel(
     create,
     entries,
     indexBytes,
-    keysUsed: table.size,
+    keysUsed: used.size,
     maxEntriesPerKey,
     exactJaccard,
   };
 }
 
-/** Every responder holding a descriptor scores it alike: compute each score once. */
-function memoScore(profile: Profile): (r: DescriptorRecord) => number {
-  const memo = new Map<string, number>();
-  return (r) => {
-    let v = memo.get(r.id);
-    if (v === undefined) {
-      v = similarity(profile, r.profile);
-      memo.set(r.id, v);
-    }
-    return v;
-  };
+/** Signed descriptors an answer carries: records of a full answer, a contacts entry's descriptor. */
+function descriptorsIn(res: Response): number {
+  return res.ok ? (res.recs?.length ?? 0) + (res.desc === undefined ? 0 : 1) : 0;
 }
 
 function jaccardOf(a: Profile, b: Profile): number {

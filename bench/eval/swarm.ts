@@ -239,7 +239,9 @@ if (values.one !== undefined) {
         ],
         values.heap === undefined ? [] : [`--max-old-space-size=${values.heap}`],
       );
-      const model = summarise(runModel(indexOf(config), signed, queries, { k: 5, s: 5 }).scores);
+      const model = summarise(
+        (await runModel(indexOf(config), signed, queries, { k: 5, s: 5 })).scores,
+      );
       runs.push({ kind, config, swarm: res, model });
       process.stderr.write(
         `[${((Date.now() - t0) / 60000).toFixed(1)} min] ${kind}/${config}: top-1 ${res.metrics['search.top1_agreement']} (model ${model.top1})\n`,

@@ -3,10 +3,19 @@
  * the node's IndexTable. The network handlers verify signatures and call these.
  */
 import type { Profile } from '../profile/profile.ts';
+import { similarity } from '../profile/similarity.ts';
 import { hex, type IndexTable, type Outcome } from './index-table.ts';
 import type { DescriptorRecord, RankedDescriptor } from './records.ts';
 import { type SeenFilter, seenHas } from './seen-filter.ts';
 import { selectSimilar } from './select-similar.ts';
+
+/**
+ * How a responder scores a stored descriptor against a profile: `similarity`, or the same
+ * values from a cache (many simulated responders in one process score the same pairs).
+ */
+export type Score = (profile: Profile, record: DescriptorRecord) => number;
+
+const exact: Score = (profile, record) => similarity(profile, record.profile);
 
 /** Algorithm 4.12, GetSimilarCommunities: the k descriptors under `key` most similar to `profile`. */
 export function getSimilarCommunities(
@@ -15,8 +24,11 @@ export function getSimilarCommunities(
   profile: Profile,
   k: number,
   now: number,
+  score: Score = exact,
 ): RankedDescriptor[] {
-  return selectSimilar(table.descriptors(hex(key), now), profile, k);
+  return selectSimilar(table.descriptors(hex(key), now), profile, k, undefined, (r) =>
+    score(profile, r),
+  );
 }
 
 /** Splits a ranking into what the requester's filter does not hold and how many it does. */
@@ -40,9 +52,12 @@ export function storeDescriptor(
   record: DescriptorRecord,
   s: number,
   now: number,
+  score: Score = exact,
 ): { outcome: Outcome; similar: RankedDescriptor[] } {
   const k = hex(key);
-  const similar = selectSimilar(table.descriptors(k, now), record.profile, s, record.id);
+  const similar = selectSimilar(table.descriptors(k, now), record.profile, s, record.id, (r) =>
+    score(record.profile, r),
+  );
   const outcome = table.putDescriptor(k, record, now);
   return { outcome, similar: outcome === 'stored' || outcome === 'refreshed' ? similar : [] };
 }
@@ -57,6 +72,7 @@ export function updateDescriptor(
   record: DescriptorRecord,
   s: number,
   now: number,
+  score: Score = exact,
 ): { outcome: Outcome; similar: RankedDescriptor[] } {
-  return storeDescriptor(table, key, record, s, now);
+  return storeDescriptor(table, key, record, s, now, score);
 }

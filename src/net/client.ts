@@ -1,4 +1,4 @@
-import type { Connection, PeerId } from '@libp2p/interface';
+import type { PeerId } from '@libp2p/interface';
 import { lpStream } from '@libp2p/utils';
 import type { Multiaddr } from '@multiformats/multiaddr';
 import {
@@ -29,14 +29,13 @@ export interface ClientOptions {
   timeoutMs: number;
   /** Largest frame sent or accepted (bytes). */
   maxFrameBytes: number;
-  /**
-   * Use the connection libp2p holds to the peer (default), or open one for this request alone
-   * and close it after: only to measure what reuse saves.
-   */
-  reuseConnections?: boolean;
 }
 
-/** Sends one request on a fresh stream of the cidx protocol and reads one response. */
+/**
+ * Sends one request on a fresh stream of the cidx protocol, on the connection libp2p holds to
+ * the peer (a connection per request costs an identify exchange each time), and reads one
+ * response.
+ */
 export class IndexClient {
   readonly #libp2p: CidxLibp2p;
   readonly #opts: ClientOptions;
@@ -57,17 +56,13 @@ export class IndexClient {
     }
     const limit = deadline(this.#opts.timeoutMs, outer);
     const { signal } = limit;
-    let own: Connection | undefined;
     try {
-      if (this.#opts.reuseConnections === false)
-        own = await this.#libp2p.dial(peer, { signal, force: true });
       // A peer that cannot be dialled is reached through a relay, on a connection the relay
       // bounds in time and bytes (libp2p calls it limited); a request fits in those bounds.
-      const opts = { signal, runOnLimitedConnection: true };
-      const stream =
-        own === undefined
-          ? await this.#libp2p.dialProtocol(peer, INDEX_PROTOCOL, opts)
-          : await own.newStream(INDEX_PROTOCOL, opts);
+      const stream = await this.#libp2p.dialProtocol(peer, INDEX_PROTOCOL, {
+        signal,
+        runOnLimitedConnection: true,
+      });
       try {
         const lp = lpStream(stream, { maxDataLength: this.#opts.maxFrameBytes });
         await lp.write(bytes, { signal });
@@ -84,10 +79,6 @@ export class IndexClient {
       }
     } finally {
       limit.clear();
-      const conn = own;
-      await conn
-        ?.close({ signal: AbortSignal.timeout(this.#opts.timeoutMs) })
-        .catch(() => conn.abort(new Error('close timed out')));
     }
   }
 }

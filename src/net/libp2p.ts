@@ -23,6 +23,7 @@ import { preSharedKey } from '@libp2p/pnet';
 import type { Datastore } from 'interface-datastore';
 import { createLibp2p, type Libp2p } from 'libp2p';
 import { ParamsError } from '../keys/params.ts';
+import { slowClosestPeerTagging } from './kad-internals.ts';
 import { connectionGater, type HostTransport, natServices, transports } from './platform.ts';
 import {
   type DhtMode,
@@ -230,23 +231,10 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
     },
   })) as CidxLibp2p;
   host.services.reachability.attach([host.services.profiles, host.services.addresses]);
-  if (o.simulation) slowClosestPeerTagging(host);
-  return host;
-}
-
-/**
- * Every 5 s each DHT re-tags the peers closest to its node (a keep-alive hint for the
- * connection manager), building peer sets keyed by base58 peer ids. One node pays nothing for
- * it; a thousand in one process paid 8% of a simulation's CPU for it (docs/BENCHMARKS.md).
- * kad-dht does not expose the interval, so a simulation sets it on the tagger before start,
- * through internals that are checked for and left alone if they change.
- */
-function slowClosestPeerTagging(host: CidxLibp2p): void {
-  for (const dht of [host.services.profiles, host.services.addresses]) {
-    const tagger = (
-      dht as unknown as { routingTable?: { closestPeerTagger?: { refreshInterval?: unknown } } }
-    ).routingTable?.closestPeerTagger;
-    if (tagger !== undefined && typeof tagger.refreshInterval === 'number')
-      tagger.refreshInterval = 120_000;
+  if (o.simulation) {
+    // Checked at start (kadInternalsMissing): a node warns if the tagger was not found.
+    slowClosestPeerTagging(host.services.profiles);
+    slowClosestPeerTagging(host.services.addresses);
   }
+  return host;
 }

@@ -19,24 +19,14 @@ export const wireProfileSchema = z.object({
 export type WireProfile = z.infer<typeof wireProfileSchema>;
 
 /**
- * With `float32`, weights are rounded to single precision, which CBOR then sends in 5 bytes
- * instead of 9: for query profiles only (responders rank with them; the searcher re-scores
- * verified descriptors with the exact profile), never for signed records.
+ * A profile as queries and signed records carry it, with full double-precision weights. A
+ * decoder takes any CBOR float (half, single or double precision) as a weight.
  */
-export function profileToWire(p: Profile, opts: { float32?: boolean } = {}): WireProfile {
+export function profileToWire(p: Profile): WireProfile {
   const json = p.toJSON();
   const out: WireProfile = { w: Object.entries(json.weights) };
   if (json.relations !== undefined) out.r = json.relations;
-  if (opts.float32 !== true) return out;
-  out.w = out.w.map(([a, x]) => [a, toFloat32(x)]);
-  if (out.r !== undefined) out.r = out.r.map(([a, b, x]) => [a, b, toFloat32(x)]);
   return out;
-}
-
-/** The nearest single-precision value, but never 0 for a positive weight. */
-function toFloat32(x: number): number {
-  const f = Math.fround(x);
-  return f === 0 && x !== 0 ? x : f;
 }
 
 /**

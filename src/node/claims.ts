@@ -4,34 +4,40 @@
  * candidate's descriptor crossing the wire. Used by searches (query answers) and by creates
  * and updates (store answers, algorithm 4.13's selection).
  */
-import type { PeerId } from '@libp2p/interface';
 import type { DescriptorRecord } from '../index/records.ts';
-import type { Request } from '../net/codec.ts';
 import type { Profile } from '../profile/profile.ts';
 import { similarity as similarityOf } from '../profile/similarity.ts';
 import type { NodeContext } from './context.ts';
+import type { Answer, AnswerSource } from './holders.ts';
 import { lookupCommunity, ReturnedDescriptors } from './lookup.ts';
 import type { CommunityResult } from './search.ts';
-
-/** Who made a claim, and the query it answered (asked again in full if need be). */
-export interface ClaimSource {
-  peer: PeerId;
-  query: Request;
-}
 
 /** What responders said of one community: its newest version and best similarity. */
 export interface Claim {
   id: string;
   version: number;
   sim: number;
-  source: ClaimSource;
+  /** The answer that first made the claim (asked again in full if need be). */
+  source: AnswerSource;
+}
+
+/** Adds the summaries of brief answers to `req` to the claims. */
+export function addAnswers(
+  claims: Map<string, Claim>,
+  answers: readonly Answer[],
+  req: AnswerSource['req'],
+): void {
+  for (const a of answers) {
+    const source: AnswerSource = { peer: a.peer, req };
+    for (const s of a.res.sums ?? []) addClaim(claims, s, source);
+  }
 }
 
 export function addClaim(
   claims: Map<string, Claim>,
   s: { id: Uint8Array; v: number; sim: number },
-  source: ClaimSource,
-) {
+  source: AnswerSource,
+): void {
   putClaim(claims, { id: Buffer.from(s.id).toString('hex'), version: s.v, sim: s.sim, source });
 }
 
@@ -54,16 +60,9 @@ export function mergeClaims(a: Map<string, Claim>, b: Map<string, Claim>): Map<s
 
 /** The claimed descriptor, from the claiming peer's full answer to the same query (verified). */
 async function askInFull(ctx: NodeContext, c: Claim): Promise<DescriptorRecord | undefined> {
-  if (c.source.query.t !== 'query') return undefined;
-  const { brief: _, ...full } = c.source.query;
-  try {
-    const res = await ctx.router.send(c.source.peer, full);
-    const got = new ReturnedDescriptors(ctx);
-    await got.add(res.recs ?? []);
-    return got.get(c.id);
-  } catch {
-    return undefined;
-  }
+  const got = new ReturnedDescriptors({ profileLimits: ctx.profileLimits });
+  await got.add(await ctx.holders.askInFull(c.source));
+  return got.get(c.id);
 }
 
 /** Fetches per brief search at most this many times k descriptors: inflated claims cost little. */
@@ -83,10 +82,10 @@ const MAX_FETCH_FACTOR = 4;
 export async function verifyBest(
   ctx: NodeContext,
   profile: Profile,
-  k: number,
-  claims: Map<string, Claim>,
-  excludeId?: string,
+  claims: ReadonlyMap<string, Claim>,
+  opts: { k: number; excludeId?: string },
 ): Promise<CommunityResult[]> {
+  const { k, excludeId } = opts;
   const order = [...claims.values()]
     .filter((c) => c.id !== excludeId)
     .sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

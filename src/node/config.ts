@@ -1,8 +1,6 @@
-import { MAX_SEEN_BYTES } from '../index/seen-filter.ts';
 import type { SwarmParams } from '../index/swarm.ts';
 import { ParamsError } from '../keys/params.ts';
 import type { LookupStats } from '../net/closest.ts';
-import { MAX_K } from '../net/codec.ts';
 import type { HostOptions } from '../net/libp2p.ts';
 import type { ServedObserver } from '../net/server.ts';
 
@@ -34,31 +32,6 @@ export interface Limits {
   concurrency: number;
   /** Replicas asked per key on a search (the closest that answer). */
   queryReplicas: number;
-  /**
-   * Largest filter of already collected descriptors a search attaches to its queries (bytes,
-   * at most 8192; 0: none). Peers leave those descriptors out of their answers.
-   */
-  seenFilterBytes: number;
-  /**
-   * Searches ask for brief answers (id, version, similarity) and fetch the descriptors of the
-   * best candidates only, from AddressesDHT with their contacts (1: yes, 0: full records).
-   */
-  briefReplies: number;
-  /**
-   * Results a queried node is asked for per key (0: the search's k). More than k only measures
-   * what the top-k cut at responders saves; the search keeps its best k either way.
-   */
-  responderK: number;
-  /**
-   * cidx requests reuse the connection libp2p holds to the peer (1), or open one of their own
-   * and close it after the answer (0: measures what reuse saves).
-   */
-  reuseConnections: number;
-  /**
-   * Query profiles carry single-precision weights (1) or full ones (0). Responders only rank
-   * with them; the searcher scores verified descriptors with the exact profile.
-   */
-  queryFloat32: number;
   inboxCapacity: number;
   /** Cells (bytes) of the inbox's duplicate filter (default 2^20). */
   inboxFilterCells: number;
@@ -90,13 +63,6 @@ export const DEFAULT_LIMITS: Limits = {
   maxRelations: 131_072,
   concurrency: 8,
   queryReplicas: 1,
-  seenFilterBytes: MAX_SEEN_BYTES,
-  briefReplies: 1,
-  responderK: 0,
-  reuseConnections: 1,
-  // Off: 88.6 → 85.3 KiB per search on the corpus workload, but rounded weights can reorder
-  // near-equal candidates at a responder's k-th place and change a search's answer.
-  queryFloat32: 0,
   inboxCapacity: 10_000,
   inboxFilterCells: 1 << 20,
   maxInboundStreams: 256,
@@ -158,13 +124,7 @@ export function resolveTiming(t: Partial<Timing> = {}): Timing {
 }
 
 /** Limits that may be 0 or have an upper bound; every other limit is an integer >= 1. */
-const LIMIT_RANGES: Partial<Record<keyof Limits, [number, number]>> = {
-  seenFilterBytes: [0, MAX_SEEN_BYTES],
-  briefReplies: [0, 1],
-  responderK: [0, MAX_K],
-  reuseConnections: [0, 1],
-  queryFloat32: [0, 1],
-};
+const LIMIT_RANGES: Partial<Record<keyof Limits, [number, number]>> = {};
 
 export function resolveLimits(l: Partial<Limits> = {}): Limits {
   const out = { ...DEFAULT_LIMITS, ...l };

@@ -21,7 +21,6 @@ import type { Profile } from '../profile/profile.ts';
 import { verifyBest } from './claims.ts';
 import type { NodeContext } from './context.ts';
 import { NetworkError } from './errors.ts';
-import { rankReturned } from './lookup.ts';
 import { notifyContacts } from './notify.ts';
 import { putContacts, type StoreReport, storeUnderKeys } from './store.ts';
 
@@ -48,7 +47,7 @@ export async function createCommunity(
   profile: Profile,
   opts: CreateOptions = {},
 ): Promise<ChangeResult> {
-  const contacts = checkContacts(opts.contacts ?? ctx.libp2p.getMultiaddrs().map(String));
+  const contacts = checkContacts(opts.contacts ?? ctx.holders.addrs());
   const l = checkNotify(opts.notify ?? ctx.swarm.params.l);
   const nonce = new Uint8Array(randomBytes(NONCE_BYTES));
   const id = communityId(publicKeyToProtobuf(ctx.key.publicKey), nonce);
@@ -102,15 +101,9 @@ export async function storeAndNotify(
 ): Promise<ChangeResult> {
   // Brief store answers are claims: verified, with their contacts, through AddressesDHT.
   const best =
-    report.claims.size > 0
-      ? (await verifyBest(ctx, c.profile, l, report.claims, c.id)).map((r) => ({
-          id: r.id,
-          similarity: r.similarity,
-          contacts: r.contacts,
-        }))
-      : (await rankReturned(ctx, report.similar, c.profile, c.id))
-          .slice(0, l)
-          .map((r) => ({ id: r.record.id, similarity: r.similarity }));
+    report.claims.size === 0 || l === 0
+      ? []
+      : await verifyBest(ctx, c.profile, report.claims, { k: l, excludeId: c.id });
   const notified = best.length === 0 ? 0 : await notifyContacts(ctx, kind, c.descriptor, best);
   return {
     id: c.id,

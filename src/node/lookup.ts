@@ -1,10 +1,10 @@
 import pLimit from 'p-limit';
 import type { ContactsRecord, DescriptorRecord, RankedDescriptor } from '../index/records.ts';
-import { buildSeenFilter, type SeenFilter } from '../index/seen-filter.ts';
 import { compareRanked } from '../index/select-similar.ts';
 import { communityAddressKey } from '../keys/rehash.ts';
 import { blobFromWire, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
 import { openRecord } from '../net/records.ts';
+import type { ParseOptions } from '../profile/parse.ts';
 import type { Profile } from '../profile/profile.ts';
 import { similarity } from '../profile/similarity.ts';
 import type { NodeContext } from './context.ts';
@@ -12,19 +12,18 @@ import type { NodeContext } from './context.ts';
 /**
  * The descriptors peers returned to one operation, verified as they arrive (the second
  * filtering step of the thesis happens in `rank`): duplicates merged, the newest version of each
- * community kept, `excludeId` left out. Records that fail verification are dropped — a hostile
- * peer cannot inject one, nor, since only verified pairs enter `seenFilter`, make other peers
- * leave out a genuine record.
+ * community kept, `excludeId` left out. Records that fail verification are dropped: a hostile
+ * peer cannot inject one.
  */
 export class ReturnedDescriptors {
-  readonly #ctx: NodeContext;
+  readonly #profileLimits: ParseOptions;
   readonly #excludeId: string | undefined;
   readonly #signatures = new Set<string>();
   readonly #newest = new Map<string, DescriptorRecord>();
 
-  constructor(ctx: NodeContext, excludeId?: string) {
-    this.#ctx = ctx;
-    this.#excludeId = excludeId;
+  constructor(opts: { profileLimits: ParseOptions; excludeId?: string | undefined }) {
+    this.#profileLimits = opts.profileLimits;
+    this.#excludeId = opts.excludeId;
   }
 
   async add(blobs: WireSigned[]): Promise<void> {
@@ -40,7 +39,7 @@ export class ReturnedDescriptors {
       fresh.map((b) =>
         limit(async () => {
           try {
-            const rec = await openRecord(blobFromWire(b), this.#ctx.profileLimits);
+            const rec = await openRecord(blobFromWire(b), this.#profileLimits);
             if (rec.kind !== 'descriptor' || rec.id === this.#excludeId) return;
             const cur = this.#newest.get(rec.id);
             if (cur === undefined || cur.version < rec.version) this.#newest.set(rec.id, rec);
@@ -57,11 +56,6 @@ export class ReturnedDescriptors {
     return this.#newest.get(id);
   }
 
-  /** A filter of every verified (id, version) held, for peers to leave out; null if none. */
-  seenFilter(maxBytes: number): SeenFilter | null {
-    return maxBytes === 0 ? null : buildSeenFilter(this.#newest.values(), maxBytes);
-  }
-
   /** Similarity computed here — never taken from the responder — best first, zeros dropped. */
   rank(profile: Profile): RankedDescriptor[] {
     const ranked: RankedDescriptor[] = [];
@@ -71,18 +65,6 @@ export class ReturnedDescriptors {
     }
     return ranked.sort(compareRanked);
   }
-}
-
-/** Verifies and ranks a batch of returned descriptors at once (see ReturnedDescriptors). */
-export async function rankReturned(
-  ctx: NodeContext,
-  blobs: WireSigned[],
-  profile: Profile,
-  excludeId?: string,
-): Promise<RankedDescriptor[]> {
-  const got = new ReturnedDescriptors(ctx, excludeId);
-  await got.add(blobs);
-  return got.rank(profile);
 }
 
 export interface CommunityEntry {
@@ -96,12 +78,14 @@ export interface CommunityEntry {
  * dissolved. Asks the closest peers until one holds it; a verified tombstone anywhere wins.
  */
 export async function lookupCommunity(ctx: NodeContext, id: string): Promise<CommunityEntry> {
-  const answers = await ctx.router.ask(
+  const { answers } = await ctx.holders.ask(
     'addresses',
     communityAddressKey(id),
     { v: WIRE_VERSION, swarm: ctx.swarm.digest, t: 'contacts-get', id },
-    ctx.swarm.params.replicas,
-    (got) => got.some((a) => a.res.rec !== undefined || a.res.tomb !== undefined),
+    {
+      replicas: ctx.swarm.params.replicas,
+      until: (got) => got.some((a) => a.res.rec !== undefined || a.res.tomb !== undefined),
+    },
   );
   const entry: CommunityEntry = { dissolved: false };
   for (const { res } of answers) {

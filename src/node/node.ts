@@ -1,20 +1,17 @@
 import { EventEmitter } from 'node:events';
 import { generateKeyPair } from '@libp2p/crypto/keys';
-import type { PeerId, PrivateKey } from '@libp2p/interface';
-import { multiaddr } from '@multiformats/multiaddr';
-import { Inbox, type Notification } from '../index/inbox.ts';
-import { IndexTable } from '../index/index-table.ts';
+import type { IdentifyResult, PeerId, PrivateKey } from '@libp2p/interface';
+import type { Inbox, Notification } from '../index/inbox.ts';
+import type { IndexTable } from '../index/index-table.ts';
 import { type ResolvedSwarm, resolveSwarm } from '../index/swarm.ts';
-import { IndexClient } from '../net/client.ts';
-import { INDEX_PROTOCOL, WIRE_VERSION } from '../net/codec.ts';
-import { deadline as timeLimit } from '../net/deadline.ts';
-import { createHandlers } from '../net/handlers/index.ts';
+import { INDEX_PROTOCOL } from '../net/codec.ts';
 import { type CidxLibp2p, createHost } from '../net/libp2p.ts';
-import { Meter, type TrafficCounters } from '../net/meter.ts';
-import { IndexServer } from '../net/server.ts';
+import type { Meter, TrafficCounters } from '../net/meter.ts';
 import { FieldError } from '../profile/errors.ts';
 import { parseProfile } from '../profile/parse.ts';
 import { Profile } from '../profile/profile.ts';
+import { assembleNode, type NodeParts } from './assemble.ts';
+import { joinSwarm } from './bootstrap.ts';
 import {
   type Limits,
   type NodeOptions,
@@ -25,11 +22,10 @@ import {
 import type { NodeContext } from './context.ts';
 import { type ChangeResult, type CreateOptions, createCommunity } from './create.ts';
 import { dissolveCommunity } from './dissolve.ts';
-import { SwarmMismatchError, UnknownCommunityError } from './errors.ts';
+import { UnknownCommunityError } from './errors.ts';
 import { lookupCommunity } from './lookup.ts';
-import { MemoryOwnedStore, type OwnedCommunity, type OwnedStore } from './ownership.ts';
+import { MemoryOwnedStore, type OwnedCommunity } from './ownership.ts';
 import { type RepublishReport, republishOwned } from './republish.ts';
-import { Router } from './router.ts';
 import {
   type CommunityResult,
   type JoinOptions,
@@ -38,6 +34,7 @@ import {
   searchCommunities,
 } from './search.ts';
 import type { NodeStorage } from './storage.ts';
+import { Timers } from './timers.ts';
 import { updateCommunity } from './update.ts';
 
 export interface NodeEvents {
@@ -57,7 +54,9 @@ export interface CommunityInfo {
 /**
  * A cidx index node: one libp2p host in ProfilesDHT and AddressesDHT, serving its share of the
  * index and running the thesis's requester algorithms (search, join, create, update, dissolve),
- * republishing what it owns and keeping an inbox of notifications.
+ * republishing what it owns and keeping an inbox of notifications. This class is the facade:
+ * the parts are wired in assemble.ts, the join in bootstrap.ts, the swarm check in
+ * swarm-check.ts.
  */
 export class CidxNode extends EventEmitter<NodeEvents> {
   readonly libp2p: CidxLibp2p;
@@ -66,106 +65,32 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   readonly limits: Limits;
   readonly table: IndexTable;
   readonly inbox: Inbox;
-  readonly meter = new Meter();
+  readonly meter: Meter;
+  readonly #parts: NodeParts;
   readonly #ctx: NodeContext;
-  readonly #server: IndexServer;
   readonly #bootstrap: string[];
-  readonly #now: () => number;
-  #timers: NodeJS.Timeout[] = [];
-  /** What each cidx peer answered about its swarm parameters. */
-  readonly #verdicts = new Map<string, 'same' | 'other'>();
-  #otherParams: unknown;
-  readonly #onIdentify = (evt: CustomEvent<{ peerId: PeerId; protocols: string[] }>) => {
-    if (evt.detail.protocols.includes(INDEX_PROTOCOL)) void this.#checkPeer(evt.detail.peerId);
+  readonly #simulation: boolean;
+  readonly #timers = new Timers((msg) => this.emit('warning', msg));
+  readonly #onIdentify = (evt: CustomEvent<IdentifyResult>) => {
+    if (evt.detail.protocols.includes(INDEX_PROTOCOL))
+      void this.#parts.check.identified(evt.detail.peerId);
   };
   #republishing = false;
   #started = false;
-  readonly #storage: NodeStorage | undefined;
-  #persisting: Promise<void> = Promise.resolve();
 
-  private constructor(
-    libp2p: CidxLibp2p,
-    key: PrivateKey,
-    opts: NodeOptions,
-    owned: OwnedStore,
-    storage: NodeStorage | undefined,
-  ) {
+  private constructor(libp2p: CidxLibp2p, parts: NodeParts, opts: NodeOptions) {
     super();
-    this.#storage = storage;
     this.libp2p = libp2p;
-    this.swarm = resolveSwarm(opts.swarm);
-    this.timing = resolveTiming(opts.timing);
-    this.limits = resolveLimits(opts.limits);
-    this.#now = opts.now ?? Date.now;
+    this.#parts = parts;
+    this.#ctx = parts.ctx;
+    this.swarm = parts.swarm;
+    this.timing = parts.timing;
+    this.limits = parts.limits;
+    this.table = parts.table;
+    this.inbox = parts.inbox;
+    this.meter = parts.meter;
     this.#bootstrap = opts.bootstrap ?? [];
-    this.table = new IndexTable(
-      { recordTtlMs: this.timing.recordTtlMs, tombstoneTtlMs: this.timing.tombstoneTtlMs },
-      { perOwnerPerKey: this.limits.quotaPerOwnerPerKey, perOwner: this.limits.quotaPerOwner },
-    );
-    this.inbox = new Inbox({
-      capacity: this.limits.inboxCapacity,
-      filterCells: this.limits.inboxFilterCells,
-    });
-    const profileLimits = {
-      maxAttributes: this.limits.maxAttributes,
-      maxRelations: this.limits.maxRelations,
-    };
-    const handlers = createHandlers({
-      table: this.table,
-      inbox: this.inbox,
-      swarm: this.swarm,
-      profileLimits,
-      responseBudget: this.limits.maxFrameBytes - 1024,
-      now: this.#now,
-      persist: () => this.#persistTable(),
-      notified: async (n) => {
-        await this.#storage?.saveNotification(n, this.inbox.capacity);
-        this.emit('notification', n);
-      },
-    });
-    this.#server = new IndexServer(
-      libp2p,
-      handlers,
-      {
-        timeoutMs: this.timing.requestTimeoutMs,
-        maxFrameBytes: this.limits.maxFrameBytes,
-        maxInboundStreams: this.limits.maxInboundStreams,
-        peerRequestsPerSecond: this.limits.peerRequestsPerSecond,
-        profileLimits,
-        swarmDigest: this.swarm.digest,
-        swarmParams: this.swarm.params,
-        ...(opts.onServed ? { onServed: opts.onServed } : {}),
-      },
-      this.meter,
-    );
-    const client = new IndexClient(
-      libp2p,
-      {
-        timeoutMs: this.timing.requestTimeoutMs,
-        maxFrameBytes: this.limits.maxFrameBytes,
-        reuseConnections: this.limits.reuseConnections === 1,
-      },
-      this.meter,
-    );
-    const router = new Router(libp2p, client, this.#server, {
-      lookupTimeoutMs: this.timing.lookupTimeoutMs,
-      closestCacheMs: this.timing.closestCacheMs,
-      now: this.#now,
-      swarmParams: this.swarm.params,
-      ...(opts.onLookup ? { onLookup: opts.onLookup } : {}),
-    });
-    this.#ctx = {
-      libp2p,
-      router,
-      swarm: this.swarm,
-      timing: this.timing,
-      limits: this.limits,
-      key,
-      owned,
-      profileLimits,
-      now: this.#now,
-      ...(opts.onSearch ? { onSearch: opts.onSearch } : {}),
-    };
+    this.#simulation = opts.simulation === true;
   }
 
   /**
@@ -179,7 +104,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     resolveLimits(opts.limits);
     // A lookup returns kad-dht's k closest peers: at least the replicas plus one for failover.
     const dht = { kBucketSize: Math.max(4, params.replicas + 1), ...opts.dht };
-    const privateKey =
+    const privateKey: PrivateKey =
       opts.privateKey ?? (await storage?.identity()) ?? (await generateKeyPair('Ed25519'));
     const owned = (await storage?.ownedStore()) ?? new MemoryOwnedStore();
     const datastore = storage?.datastore ?? opts.datastore;
@@ -189,7 +114,11 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       privateKey,
       ...(datastore ? { datastore } : {}),
     });
-    const node = new CidxNode(libp2p, privateKey, opts, owned, storage);
+    let node: CidxNode | undefined;
+    const parts = assembleNode(libp2p, privateKey, opts, owned, storage, (n) =>
+      node?.emit('notification', n),
+    );
+    node = new CidxNode(libp2p, parts, opts);
     if (storage !== undefined) {
       await storage.loadTable(node.table);
       await storage.loadInbox(node.inbox);
@@ -212,20 +141,30 @@ export class CidxNode extends EventEmitter<NodeEvents> {
    */
   async start(): Promise<void> {
     if (this.#started) return;
+    for (const w of this.#parts.tables.start({ simulation: this.#simulation }))
+      this.emit('warning', w);
     await this.libp2p.start();
-    await this.#server.start();
+    await this.#parts.server.start();
     this.libp2p.addEventListener('peer:identify', this.#onIdentify);
     this.#started = true;
     try {
-      await this.#joinSwarm();
+      await joinSwarm({
+        libp2p: this.libp2p,
+        peers: this.#bootstrap,
+        timing: this.timing,
+        check: this.#parts.check,
+        tables: this.#parts.tables,
+        timers: this.#timers,
+        warn: (msg) => this.emit('warning', msg),
+      });
     } catch (err) {
       await this.stop();
       throw err;
     }
-    this.#every(this.timing.republishIntervalMs, () => this.republish().then(() => {}));
-    this.#every(this.timing.expireIntervalMs, async () => {
-      this.table.expire(this.#now());
-      await this.#persistTable();
+    this.#timers.every(this.timing.republishIntervalMs, () => this.republish().then(() => {}));
+    this.#timers.every(this.timing.expireIntervalMs, async () => {
+      this.table.expire(this.#ctx.now());
+      await this.#parts.persister.persist();
     });
     // After a restart the swarm may have moved on: put back what this node owns right away.
     if (this.#ctx.owned.all().length > 0) {
@@ -235,50 +174,32 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     }
   }
 
-  /**
-   * Writes the index table's pending changes to the store (a no-op without one). Writes run one
-   * after another, and each caller waits for a write that began after its own changes were
-   * journaled: whichever batch carries them, they are on disk before the caller answers.
-   */
-  #persistTable(): Promise<void> {
-    const step = this.#persisting.then(async () => {
-      const changes = this.table.drainChanges();
-      await this.#storage?.writeChanges(changes);
-    });
-    this.#persisting = step.catch(() => {});
-    return step;
-  }
-
   async stop(): Promise<void> {
-    for (const t of this.#timers) clearInterval(t);
-    this.#timers = [];
+    this.#timers.clear();
+    this.#parts.tables.stop();
     if (!this.#started) return;
     this.#started = false;
     this.libp2p.removeEventListener('peer:identify', this.#onIdentify);
-    await this.#server.stop().catch(() => {});
+    await this.#parts.server.stop().catch(() => {});
     await this.libp2p.stop();
   }
 
   /** The k communities most similar to the profile, best first, with their contacts. */
   async search(profile: Profile | unknown, opts: { k?: number } = {}): Promise<CommunityResult[]> {
-    this.#assertSwarm();
-    return searchCommunities(
-      this.#ctx,
-      this.#profile(profile),
-      checkK(opts.k ?? this.swarm.params.k),
-    );
+    const ctx = this.#checked();
+    return searchCommunities(ctx, this.#profile(profile), checkK(opts.k ?? this.swarm.params.k));
   }
 
   /** The best community for each interest of the profile. */
   async join(profile: Profile | unknown, opts: JoinOptions = {}): Promise<JoinResult> {
     if (opts.k !== undefined) checkK(opts.k);
-    this.#assertSwarm();
-    return joinCommunities(this.#ctx, this.#profile(profile), opts);
+    const ctx = this.#checked();
+    return joinCommunities(ctx, this.#profile(profile), opts);
   }
 
   async create(profile: Profile | unknown, opts: CreateOptions = {}): Promise<ChangeResult> {
-    this.#assertSwarm();
-    return createCommunity(this.#ctx, this.#profile(profile), opts);
+    const ctx = this.#checked();
+    return createCommunity(ctx, this.#profile(profile), opts);
   }
 
   /** A new profile (and optionally a new contact list) for a community this node owns. */
@@ -287,12 +208,13 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     profile: Profile | unknown,
     opts: { notify?: number; contacts?: string[] } = {},
   ): Promise<ChangeResult> {
-    return updateCommunity(this.#ctx, id, this.#profile(profile), opts);
+    const ctx = this.#checked();
+    return updateCommunity(ctx, id, this.#profile(profile), opts);
   }
 
   async dissolve(id: string): Promise<{ id: string; dissolved: true }> {
-    this.#assertSwarm();
-    return dissolveCommunity(this.#ctx, id);
+    const ctx = this.#checked();
+    return dissolveCommunity(ctx, id);
   }
 
   /** A community by id: from this node if it owns it, else from AddressesDHT. */
@@ -364,10 +286,10 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       addrs: this.addrs,
       swarm: this.swarm.params,
       peers: {
-        profiles: routingTableSize(this.libp2p.services.profiles),
-        addresses: routingTableSize(this.libp2p.services.addresses),
+        profiles: this.#parts.tables.size('profiles'),
+        addresses: this.#parts.tables.size('addresses'),
         connections: this.libp2p.getConnections().length,
-        foreign: [...this.#verdicts.values()].filter((v) => v === 'other').length,
+        foreign: this.#parts.check.foreign,
       },
       stored: this.table.stats(),
       owned: this.ownedIds().length,
@@ -381,130 +303,17 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   }
 
   /**
-   * Every cidx peer this node has met runs other swarm parameters: this node is the odd one out,
-   * and answering from its own table alone would pass for the swarm's results.
+   * The context of an operation, once the swarm check passed: every operation that reads or
+   * writes the index goes through here, so none answers from a node in the wrong swarm.
    */
-  #assertSwarm(): void {
-    const verdicts = [...this.#verdicts.values()];
-    if (verdicts.includes('other') && !verdicts.includes('same')) {
-      throw new SwarmMismatchError(this.swarm.params, this.#otherParams);
-    }
-  }
-
-  /** Asks a newly identified cidx peer for its swarm parameters (until three agreed). */
-  async #checkPeer(peer: PeerId): Promise<void> {
-    const k = peer.toString();
-    if (this.#verdicts.has(k) || peer.equals(this.peerId)) return;
-    // Three peers with our parameters show we are in the right swarm; a stray peer met later is
-    // still caught, by its swarm-mismatch answer to our first request. Asking every peer would
-    // cost a request per connection.
-    let same = 0;
-    for (const v of this.#verdicts.values()) if (v === 'same') same++;
-    if (same >= 3) return;
-    try {
-      const res = await this.#ctx.router.send(peer, {
-        v: WIRE_VERSION,
-        swarm: this.swarm.digest,
-        t: 'params',
-      });
-      const theirs = resolveSwarm(res.params as never);
-      const same = Buffer.compare(theirs.digest, this.swarm.digest) === 0;
-      this.#verdicts.set(k, same ? 'same' : 'other');
-      if (!same) {
-        this.#otherParams = theirs.params;
-        this.#ctx.router.markForeign(peer);
-      }
-    } catch {
-      // unreachable now: checked again when it is identified again
-    }
+  #checked(): NodeContext {
+    this.#parts.check.assert();
+    return this.#ctx;
   }
 
   #profile(p: Profile | unknown): Profile {
     return p instanceof Profile ? p : parseProfile(p, this.#ctx.profileLimits);
   }
-
-  #every(ms: number, fn: () => Promise<void>): void {
-    const t = setInterval(() => {
-      fn().catch((err) => this.emit('warning', `${(err as Error).message}`));
-    }, ms);
-    // A web page's timers are plain numbers, without unref.
-    (t as { unref?: () => void }).unref?.();
-    this.#timers.push(t);
-  }
-
-  /**
-   * Kademlia's join step: wait until the bootstrap peers are in the routing tables (kad-dht adds
-   * them once identify confirms the protocol), then look up our own id on ProfilesDHT, which
-   * fills the table with our neighbours and tells them about us. Both DHTs run over the same
-   * connections, so AddressesDHT learns the same peers as they are identified: one self-lookup
-   * serves both (a second one measured as pure cost). Without this step a node that just
-   * started would treat itself as the closest peer of every key. Bounded by lookupTimeoutMs.
-   */
-  async #fillRoutingTables(): Promise<void> {
-    const deadline = Date.now() + this.timing.lookupTimeoutMs;
-    const { profiles, addresses } = this.libp2p.services;
-    while (
-      (routingTableSize(profiles) === 0 || routingTableSize(addresses) === 0) &&
-      Date.now() < deadline
-    ) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const limit = timeLimit(Math.max(1, deadline - Date.now()));
-    try {
-      for await (const _ of profiles.getClosestPeers(this.peerId.toMultihash().bytes, {
-        signal: limit.signal,
-      })) {
-        // draining the lookup is the point: each answer adds peers to the routing table
-      }
-    } catch (err) {
-      if (!limit.signal.aborted) this.emit('warning', `self-lookup: ${(err as Error).message}`);
-    } finally {
-      limit.clear();
-    }
-  }
-
-  async #joinSwarm(): Promise<void> {
-    if (this.#bootstrap.length === 0) return;
-    let reached = 0;
-    let lastError: unknown;
-    for (const addr of this.#bootstrap) {
-      try {
-        const ma = multiaddr(addr);
-        const conn = await this.libp2p.dial(ma, {
-          signal: AbortSignal.timeout(this.timing.requestTimeoutMs),
-        });
-        const res = await this.#ctx.router.send(conn.remotePeer, {
-          v: WIRE_VERSION,
-          swarm: this.swarm.digest,
-          t: 'params',
-        });
-        const theirs = resolveSwarm(res.params as never);
-        if (Buffer.compare(theirs.digest, this.swarm.digest) !== 0) {
-          throw new SwarmMismatchError(this.swarm.params, theirs.params);
-        }
-        reached++;
-      } catch (err) {
-        if (err instanceof SwarmMismatchError) throw err;
-        lastError = err;
-      }
-    }
-    if (reached > 0) {
-      await this.#fillRoutingTables();
-      return;
-    }
-    this.emit(
-      'warning',
-      `no bootstrap peer reachable (${(lastError as Error)?.message}); retrying`,
-    );
-    this.#every(this.timing.bootstrapRetryMs, async () => {
-      if (this.libp2p.getConnections().length > 0) return;
-      await Promise.allSettled(this.#bootstrap.map((a) => this.libp2p.dial(multiaddr(a))));
-    });
-  }
-}
-
-function routingTableSize(dht: unknown): number {
-  return (dht as { routingTable?: { size?: number } }).routingTable?.size ?? 0;
 }
 
 function checkK(k: number): number {

@@ -32,7 +32,7 @@ export async function notifyContacts(
         await Promise.all(
           addrs.map(async (addr) => {
             try {
-              const res = await ctx.router.sendToAddr(addr, {
+              const res = await ctx.holders.sendToAddr(addr, {
                 v: WIRE_VERSION,
                 swarm: ctx.swarm.digest,
                 t: 'notify',

@@ -5,13 +5,14 @@
 import type { PeerId } from '@libp2p/interface';
 import pLimit from 'p-limit';
 import { indexKeys } from '../keys/index-keys.ts';
-import { type Request, WIRE_VERSION } from '../net/codec.ts';
+import { WIRE_VERSION } from '../net/codec.ts';
 import { profileToWire } from '../net/wire-profile.ts';
 import { interests } from '../profile/interests.ts';
 import type { Profile } from '../profile/profile.ts';
-import { addClaim, type Claim, verifyBest } from './claims.ts';
+import { addAnswers, type Claim, verifyBest } from './claims.ts';
+import type { SearchStats } from './config.ts';
 import type { NodeContext } from './context.ts';
-import { lookupCommunity, ReturnedDescriptors } from './lookup.ts';
+import type { Sent } from './holders.ts';
 
 export interface CommunityResult {
   id: string;
@@ -28,116 +29,65 @@ export interface CommunityResult {
  * re-rank what the queried nodes returned; take the best k that are not dissolved, with their
  * contact peers from AddressesDHT.
  *
- * With brief replies (the default) the queried nodes answer with (id, version, similarity)
- * summaries, and only the best candidates' descriptors travel: AddressesDHT returns each with
- * its contacts, which the search fetched anyway. The similarity is still computed here from
- * the verified descriptor, never taken from a responder (see `verifyBest`).
+ * The queried nodes answer briefly, with (id, version, similarity) summaries of their top k
+ * (algorithm 4.12), and only the best candidates' descriptors travel: AddressesDHT returns each
+ * with its contacts, which the search needs anyway. The similarity is computed here from the
+ * verified descriptor, never taken from a responder (`verifyBest`).
  */
 export async function searchCommunities(
   ctx: NodeContext,
   profile: Profile,
   k: number,
 ): Promise<CommunityResult[]> {
-  const brief = ctx.limits.briefReplies === 1;
   const keys = indexKeys(profile, ctx.swarm.params.index);
-  const wire = profileToWire(profile, { float32: ctx.limits.queryFloat32 === 1 });
+  const wire = profileToWire(profile);
   const limit = pLimit(ctx.limits.concurrency);
-  const got = new ReturnedDescriptors(ctx);
   const claims = new Map<string, Claim>();
+  const sent: Sent[] = [];
   const errors: unknown[] = [];
-  // Which other nodes this search asks, and how often: what one request per peer would save.
-  const asked = new Set<string>();
-  let requests = 0;
-  let repeatQueries = 0;
-  const onSend = (peer: PeerId, req: Request) => {
-    if (peer.equals(ctx.libp2p.peerId)) return;
-    const id = peer.toString();
-    requests++;
-    if (asked.has(id) && req.t === 'query') repeatQueries++;
-    asked.add(id);
-  };
-  const answerK = ctx.limits.responderK > 0 ? ctx.limits.responderK : k;
   await Promise.all(
     keys.map((key) =>
       limit(async () => {
+        const query = {
+          v: WIRE_VERSION,
+          swarm: ctx.swarm.digest,
+          t: 'query',
+          key,
+          profile: wire,
+          k,
+          brief: true,
+        } as const;
         try {
-          // What earlier keys returned goes along as a filter: peers leave it out (the same
-          // communities sit under many of a profile's keys). Summaries are too small to filter.
-          const seen = brief ? null : got.seenFilter(ctx.limits.seenFilterBytes);
-          const query: Request = {
-            v: WIRE_VERSION,
-            swarm: ctx.swarm.digest,
-            t: 'query',
-            key,
-            profile: wire,
-            k: answerK,
-            ...(brief ? { brief: true as const } : {}),
-            ...(seen === null ? {} : { seen: { k: seen.k, b: seen.bits } }),
-          };
-          const answers = await ctx.router.ask(
-            'profiles',
-            key,
-            query,
-            ctx.limits.queryReplicas,
-            undefined,
-            // Under churn the closest peer may have just joined and hold nothing yet: an empty
-            // answer sends the search on to the next replica — with a probe (the key alone), as
-            // most empty answers come from keys nobody stored anything under; the query
-            // follows only to a replica that holds something. Records left out because we
-            // hold them count as an answer.
-            {
-              counts: (a) =>
-                (a.res.recs?.length ?? 0) +
-                  (a.res.sums?.length ?? 0) +
-                  (a.res.omitted ?? 0) +
-                  (a.res.held ?? 0) >
-                0,
-              maxPeers: Math.max(ctx.limits.queryReplicas, ctx.swarm.params.replicas),
-              next: { v: WIRE_VERSION, swarm: ctx.swarm.digest, t: 'probe', key },
-              onSend,
-            },
-          );
-          for (const [i, a] of answers.entries()) {
-            if ((a.res.held ?? 0) > 0) {
-              onSend(a.peer, query);
-              answers[i] = { peer: a.peer, res: await ctx.router.send(a.peer, query) };
-            }
-          }
-          for (const a of answers) {
-            for (const s of a.res.sums ?? []) addClaim(claims, s, { peer: a.peer, query });
-          }
-          await got.add(answers.flatMap((a) => a.res.recs ?? []));
+          const asked = await ctx.holders.getSimilarCommunities(key, query, {
+            replicas: ctx.limits.queryReplicas,
+            maxPeers: Math.max(ctx.limits.queryReplicas, ctx.swarm.params.replicas),
+          });
+          sent.push(...asked.sent);
+          addAnswers(claims, asked.answers, query);
         } catch (err) {
           errors.push(err);
         }
       }),
     ),
   );
-  ctx.onSearch?.({ keys: keys.length, requests, peers: asked.size, repeatQueries });
+  ctx.onSearch?.(searchStats(ctx.holders.self, keys.length, sent));
   if (errors.length === keys.length) throw errors[0];
-  if (brief) return verifyBest(ctx, profile, k, claims);
-  const ranked = got.rank(profile);
-  const out: CommunityResult[] = [];
-  // Contacts are fetched for the best candidates only, a batch at a time, skipping dissolved ones.
-  for (let i = 0; i < ranked.length && out.length < k; ) {
-    const batch = ranked.slice(i, i + k - out.length);
-    i += batch.length;
-    const entries = await Promise.all(
-      batch.map((r) => lookupCommunity(ctx, r.record.id).catch(() => null)),
-    );
-    batch.forEach((r, j) => {
-      const e = entries[j];
-      if (e?.dissolved) return;
-      out.push({
-        id: r.record.id,
-        version: r.record.version,
-        similarity: r.similarity,
-        profile: r.record.profile,
-        contacts: e?.contacts?.addrs ?? [],
-      });
-    });
+  return verifyBest(ctx, profile, claims, { k });
+}
+
+/** How a search's requests to other nodes spread: what one request per peer would save. */
+export function searchStats(self: PeerId, keys: number, sent: readonly Sent[]): SearchStats {
+  const asked = new Set<string>();
+  let requests = 0;
+  let repeatQueries = 0;
+  for (const s of [...sent].sort((a, b) => a.seq - b.seq)) {
+    if (s.peer.equals(self)) continue;
+    const id = s.peer.toString();
+    requests++;
+    if (asked.has(id) && s.t === 'query') repeatQueries++;
+    asked.add(id);
   }
-  return out.slice(0, k);
+  return { keys, requests, peers: asked.size, repeatQueries };
 }
 
 export interface JoinOptions {

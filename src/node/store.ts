@@ -2,14 +2,13 @@ import pLimit from 'p-limit';
 import { hex } from '../index/index-table.ts';
 import type { SignedBlob } from '../index/records.ts';
 import { communityAddressKey } from '../keys/rehash.ts';
-import { blobToWire, type Request, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
-import { addClaim, type Claim } from './claims.ts';
+import { blobToWire, type Request, WIRE_VERSION } from '../net/codec.ts';
+import { addAnswers, type Claim } from './claims.ts';
 import type { NodeContext } from './context.ts';
+import type { DhtName } from './network.ts';
 
 export interface StoreReport {
-  /** Descriptors the storing nodes returned as similar (algorithm 4.13's selection). */
-  similar: WireSigned[];
-  /** The same selection when the storing nodes answered briefly (summaries). */
+  /** What the storing nodes returned as similar (algorithm 4.13's selection), as brief claims. */
   claims: Map<string, Claim>;
   /** Per key (hex), the peers that hold the descriptor now: removals must reach them all. */
   holders: Record<string, string[]>;
@@ -53,13 +52,11 @@ export async function storeUnderKeys(
   const rec = blobToWire(descriptor);
   const limit = pLimit(ctx.limits.concurrency);
   const report: StoreReport = {
-    similar: [],
     claims: new Map(),
     holders: {},
     storedKeys: 0,
     failedKeys: 0,
   };
-  const brief = ctx.limits.briefReplies === 1 && s > 0;
   await Promise.all(
     keys.map((key) =>
       limit(async () => {
@@ -71,17 +68,16 @@ export async function storeUnderKeys(
           key,
           rec,
           s,
-          ...(brief ? { brief: true as const } : {}),
+          // The selection comes back as summaries, verified by `verifyBest` if it is used.
+          ...(s > 0 ? { brief: true as const } : {}),
         };
         try {
-          const answers = await ctx.router.ask('profiles', key, req, ctx.swarm.params.replicas);
-          answers.push(...(await ctx.router.sendToOthers(previous[k] ?? [], answers, req)));
+          const { answers } = await ctx.holders.ask('profiles', key, req, {
+            replicas: ctx.swarm.params.replicas,
+            alsoAsk: previous[k] ?? [],
+          });
           const accepted = answers.filter((a) => ACCEPTED.has(a.res.outcome ?? ''));
-          for (const a of accepted) {
-            report.similar.push(...(a.res.recs ?? []));
-            for (const c of a.res.sums ?? [])
-              addClaim(report.claims, c, { peer: a.peer, query: req });
-          }
+          addAnswers(report.claims, accepted, req);
           report.holders[k] = accepted.map((a) => a.peer.toString()).slice(0, MAX_HOLDERS);
           if (accepted.length > 0) report.storedKeys++;
           else report.failedKeys++;
@@ -101,7 +97,7 @@ export async function storeUnderKeys(
  */
 export async function removeUnderKeys(
   ctx: NodeContext,
-  dht: 'profiles' | 'addresses',
+  dht: DhtName,
   items: { key: Uint8Array; rec: SignedBlob; holders?: string[] }[],
 ): Promise<number> {
   const limit = pLimit(ctx.limits.concurrency);
@@ -116,8 +112,10 @@ export async function removeUnderKeys(
           rec: blobToWire(rec),
         } as const;
         try {
-          const answers = await ctx.router.ask(dht, key, req, ctx.swarm.params.replicas);
-          await ctx.router.sendToOthers(holders ?? [], answers, req);
+          await ctx.holders.ask(dht, key, req, {
+            replicas: ctx.swarm.params.replicas,
+            alsoAsk: holders ?? [],
+          });
           done++;
         } catch {
           // counted as not done; the owner's republish retries
@@ -136,7 +134,7 @@ export async function putContacts(
   descriptor: SignedBlob,
 ): Promise<boolean> {
   try {
-    const answers = await ctx.router.ask(
+    const { answers } = await ctx.holders.ask(
       'addresses',
       communityAddressKey(id),
       {
@@ -146,7 +144,7 @@ export async function putContacts(
         rec: blobToWire(contacts),
         desc: blobToWire(descriptor),
       },
-      ctx.swarm.params.replicas,
+      { replicas: ctx.swarm.params.replicas },
     );
     return answers.some((a) => ACCEPTED.has(a.res.outcome ?? ''));
   } catch {

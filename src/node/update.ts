@@ -56,7 +56,6 @@ export async function updateCommunity(
   ]);
   await removeUnderKeys(ctx, 'profiles', removals);
   const report = {
-    similar: [...updated.similar, ...stored.similar],
     claims: mergeClaims(updated.claims, stored.claims),
     holders: { ...updated.holders, ...stored.holders },
     storedKeys: updated.storedKeys + stored.storedKeys,

@@ -60,13 +60,16 @@ describe('the loss-free swarm model', () => {
   it('per-attribute indexing returns the exact answer; LSH costs fewer keys and bytes', async () => {
     const signed = await signCommunities(communities);
     const exact = summarise(
-      runModel({ mode: 'attribute' }, signed, queries, { k: 5, s: 5 }).scores,
+      (await runModel({ mode: 'attribute' }, signed, queries, { k: 5, s: 5 })).scores,
     );
     expect(exact.answerable).toBeGreaterThan(20);
     expect(exact.top1).toBe(1);
     expect(exact.precision).toBe(1);
-    const attr = runModel({ mode: 'attribute' }, signed, queries, { k: 5, s: 5 });
-    const lsh = runModel({ mode: 'lsh', n: 10, m: 1, seed: 't' }, signed, queries, { k: 5, s: 5 });
+    const attr = await runModel({ mode: 'attribute' }, signed, queries, { k: 5, s: 5 });
+    const lsh = await runModel({ mode: 'lsh', n: 10, m: 1, seed: 't' }, signed, queries, {
+      k: 5,
+      s: 5,
+    });
     expect(attr.entries).toBe(40 * 30);
     expect(lsh.entries).toBeLessThanOrEqual(40 * 10);
     expect(lsh.search.keys).toBe(30 * 10);
@@ -78,10 +81,15 @@ describe('the loss-free swarm model', () => {
   it('finds a stored community from its own profile under every LSH setting', async () => {
     const signed = await signCommunities(communities.slice(0, 10));
     for (const m of [1, 2, 3]) {
-      const run = runModel({ mode: 'lsh', n: 5, m, seed: 't' }, signed, communities.slice(0, 10), {
-        k: 1,
-        s: 1,
-      });
+      const run = await runModel(
+        { mode: 'lsh', n: 5, m, seed: 't' },
+        signed,
+        communities.slice(0, 10),
+        {
+          k: 1,
+          s: 1,
+        },
+      );
       expect(summarise(run.scores).top1).toBe(1);
     }
   });

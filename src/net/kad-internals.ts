@@ -1,0 +1,61 @@
+/**
+ * The two places cidx looks inside @libp2p/kad-dht (16.x), each checked, with a fallback:
+ *
+ * - the routing table's size, read through kad-dht's exported `SingleKadDHT` type (the service
+ *   object has it, `KadDHT` does not declare it): how a node knows it has joined, and what
+ *   `info()` reports. Without it a node counts the connected peers that speak the DHT's
+ *   protocol instead (`RoutingTables` in src/node).
+ * - the closest-peer tagger's interval, which kad-dht's options do not expose: simulations
+ *   slow it down (one node pays nothing for it; a thousand in one process pay a visible share
+ *   of their CPU, docs/BENCHMARKS.md). Without it the tagger runs at kad-dht's default, which
+ *   costs CPU, not correctness.
+ *
+ * `kadInternalsMissing` names what is gone, for a node to warn about at start; a test asserts
+ * that both are there on a real kad-dht instance, so an upgrade that renames them fails it.
+ */
+import type { KadDHT, SingleKadDHT } from '@libp2p/kad-dht';
+
+/** The tagger interval simulations use instead of kad-dht's 5 s. */
+export const SIMULATION_TAGGING_MS = 120_000;
+
+/** The number of peers in the DHT's routing table; undefined if kad-dht no longer exposes it. */
+export function routingTableSize(dht: KadDHT): number | undefined {
+  const size = (dht as Partial<SingleKadDHT>).routingTable?.size;
+  return typeof size === 'number' ? size : undefined;
+}
+
+function closestPeerTagger(dht: KadDHT): { refreshInterval?: unknown } | undefined {
+  return (
+    dht as unknown as { routingTable?: { closestPeerTagger?: { refreshInterval?: unknown } } }
+  ).routingTable?.closestPeerTagger;
+}
+
+/**
+ * Slows the closest-peer tagging of a DHT not started yet (the tagger reads its interval at
+ * start); false if the tagger is not where kad-dht 16 keeps it, in which case nothing changes.
+ */
+export function slowClosestPeerTagging(dht: KadDHT): boolean {
+  const tagger = closestPeerTagger(dht);
+  if (tagger === undefined || typeof tagger.refreshInterval !== 'number') return false;
+  tagger.refreshInterval = SIMULATION_TAGGING_MS;
+  return true;
+}
+
+/** What of kad-dht's insides is missing from these DHTs, one line each (empty: all there). */
+export function kadInternalsMissing(
+  dhts: Record<string, KadDHT>,
+  opts: { simulation: boolean },
+): string[] {
+  const out: string[] = [];
+  for (const [name, dht] of Object.entries(dhts)) {
+    if (routingTableSize(dht) === undefined)
+      out.push(
+        `${name} DHT: kad-dht exposes no routingTable.size; peers are counted from identify instead`,
+      );
+    if (opts.simulation && closestPeerTagger(dht)?.refreshInterval !== SIMULATION_TAGGING_MS)
+      out.push(
+        `${name} DHT: kad-dht's closest-peer tagger was not found; it runs at its default interval`,
+      );
+  }
+  return out;
+}

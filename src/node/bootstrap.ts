@@ -1,0 +1,77 @@
+import { multiaddr } from '@multiformats/multiaddr';
+import { deadline as timeLimit } from '../net/deadline.ts';
+import type { CidxLibp2p } from '../net/libp2p.ts';
+import type { Timing } from './config.ts';
+import { SwarmMismatchError } from './errors.ts';
+import type { RoutingTables } from './routing-tables.ts';
+import type { SwarmCheck } from './swarm-check.ts';
+import type { Timers } from './timers.ts';
+
+export interface BootstrapOptions {
+  libp2p: CidxLibp2p;
+  /** Multiaddrs (with /p2p/…) of peers already in the swarm. */
+  peers: string[];
+  timing: Timing;
+  check: SwarmCheck;
+  tables: RoutingTables;
+  timers: Timers;
+  warn(msg: string): void;
+}
+
+/**
+ * Joins the swarm through the bootstrap peers: dials each and checks that it runs our swarm
+ * parameters (SwarmMismatchError otherwise), then fills the routing tables. With no bootstrap
+ * peer reachable, warns and keeps dialling them in the background while no peer is connected.
+ */
+export async function joinSwarm(o: BootstrapOptions): Promise<void> {
+  if (o.peers.length === 0) return;
+  let reached = 0;
+  let lastError: unknown;
+  for (const addr of o.peers) {
+    try {
+      const conn = await o.libp2p.dial(multiaddr(addr), {
+        signal: AbortSignal.timeout(o.timing.requestTimeoutMs),
+      });
+      await o.check.requireSame(conn.remotePeer);
+      reached++;
+    } catch (err) {
+      if (err instanceof SwarmMismatchError) throw err;
+      lastError = err;
+    }
+  }
+  if (reached > 0) {
+    await fillRoutingTables(o);
+    return;
+  }
+  o.warn(`no bootstrap peer reachable (${(lastError as Error)?.message}); retrying`);
+  o.timers.every(o.timing.bootstrapRetryMs, async () => {
+    if (o.libp2p.getConnections().length > 0) return;
+    await Promise.allSettled(o.peers.map((a) => o.libp2p.dial(multiaddr(a))));
+  });
+}
+
+/**
+ * Kademlia's join step: wait until the bootstrap peers are in the routing tables (kad-dht adds
+ * them once identify confirms the protocol), then look up our own id on ProfilesDHT, which
+ * fills the table with our neighbours and tells them about us. Both DHTs run over the same
+ * connections, so AddressesDHT learns the same peers as they are identified: one self-lookup
+ * serves both (a second one measured as pure cost). Without this step a node that just
+ * started would treat itself as the closest peer of every key. Bounded by lookupTimeoutMs.
+ */
+async function fillRoutingTables(o: BootstrapOptions): Promise<void> {
+  const end = Date.now() + o.timing.lookupTimeoutMs;
+  await o.tables.waitForPeers(end);
+  const limit = timeLimit(Math.max(1, end - Date.now()));
+  try {
+    const self = o.libp2p.peerId.toMultihash().bytes;
+    for await (const _ of o.libp2p.services.profiles.getClosestPeers(self, {
+      signal: limit.signal,
+    })) {
+      // draining the lookup is the point: each answer adds peers to the routing table
+    }
+  } catch (err) {
+    if (!limit.signal.aborted) o.warn(`self-lookup: ${(err as Error).message}`);
+  } finally {
+    limit.clear();
+  }
+}

@@ -1,0 +1,297 @@
+/**
+ * The requester's policy for reaching the holders of a key, in one place: which peers to ask
+ * (the closest ones, less peers of other swarms), failover to the next replica when one fails,
+ * a probe instead of the query after an empty answer, the query again to a replica that holds
+ * something, a brief answer asked again in full, and when to stop. Built on `Network`, so the
+ * same policy runs over libp2p and in memory.
+ */
+import type { PeerId } from '@libp2p/interface';
+import { peerIdFromString } from '@libp2p/peer-id';
+import { RemoteError } from '../net/client.ts';
+import { type OkResponse, type Request, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
+import { NetworkError, SwarmMismatchError } from './errors.ts';
+import type { DhtName, Network } from './network.ts';
+
+export interface Answer {
+  peer: PeerId;
+  res: OkResponse;
+}
+
+/** One request sent: to whom, of which type, and when (in the order this node sent them). */
+export interface Sent {
+  peer: PeerId;
+  t: Request['t'];
+  seq: number;
+}
+
+/** What asking the holders of a key gave: the answers, and every request it sent. */
+export interface Asked {
+  answers: Answer[];
+  sent: Sent[];
+}
+
+export interface AskOptions {
+  /** How many of the closest peers must answer (fewer if fewer exist); failed ones are replaced. */
+  replicas: number;
+  /** Asks no further peer once the answers hold what the caller needs (a read that found it). */
+  until?: (answers: readonly Answer[]) => boolean;
+  /** Peers (ids) known to hold the key's record from before: sent the request too, unless they answered already. */
+  alsoAsk?: readonly string[];
+}
+
+export interface QueryOptions {
+  /** How many replicas must answer with something (fewer if fewer exist). */
+  replicas: number;
+  /** Peers asked at most, closest first, probes included. */
+  maxPeers: number;
+}
+
+export type QueryRequest = Extract<Request, { t: 'query' }>;
+
+/**
+ * Who gave a brief answer and to which request. Claims from one answer share it, so the
+ * answer is asked again in full at most once (`Holders.askInFull`).
+ */
+export interface AnswerSource {
+  peer: PeerId;
+  req: Request;
+  full?: Promise<WireSigned[]>;
+}
+
+export interface HoldersOptions {
+  /** Reuse a key's closest peers this long (ms); 0 disables the cache. */
+  closestCacheMs: number;
+  now(): number;
+  /** Our swarm parameters, quoted in a mismatch error. */
+  swarmParams: unknown;
+}
+
+/** Caches at most this many keys' closest peers. */
+const MAX_CACHED_KEYS = 1024;
+
+export class Holders {
+  readonly #network: Network;
+  readonly #opts: HoldersOptions;
+  /** Peers that answered with other swarm parameters: never asked again. */
+  readonly #foreign = new Set<string>();
+  /**
+   * Recent lookup results by DHT and key: an operation that touches the same keys again soon
+   * (search after create) may reuse them. An entry is dropped as soon as one of its peers fails.
+   */
+  readonly #cache = new Map<string, { peers: PeerId[]; expires: number }>();
+  #seq = 0;
+
+  constructor(network: Network, opts: HoldersOptions) {
+    this.#network = network;
+    this.#opts = opts;
+  }
+
+  get self(): PeerId {
+    return this.#network.self;
+  }
+
+  /** This node's own contact addresses. */
+  addrs(): string[] {
+    return this.#network.addrs();
+  }
+
+  /** Never ask this peer again: it runs other swarm parameters. */
+  markForeign(peer: PeerId): void {
+    this.#foreign.add(peer.toString());
+    this.#cache.clear();
+  }
+
+  /** The peers responsible for a key, closest first, the local node among them. */
+  async candidates(dht: DhtName, key: Uint8Array): Promise<PeerId[]> {
+    const cacheKey = cacheKeyOf(dht, key);
+    const hit = this.#cache.get(cacheKey);
+    let peers: PeerId[];
+    if (hit !== undefined && hit.expires > this.#opts.now()) peers = hit.peers;
+    else {
+      peers = await this.#network.closestPeers(dht, key);
+      if (this.#opts.closestCacheMs > 0) this.#remember(cacheKey, peers);
+    }
+    return peers.filter((p) => !this.#foreign.has(p.toString()));
+  }
+
+  /**
+   * Sends `req` to the closest peers of `key`, in order, until `replicas` of them answered or
+   * `until` is satisfied; a peer that fails is replaced by the next closest. Then to the
+   * `alsoAsk` peers that did not answer yet. Throws NetworkError when nobody answered,
+   * SwarmMismatchError when everyone who answered runs other parameters.
+   */
+  async ask(dht: DhtName, key: Uint8Array, req: Request, opts: AskOptions): Promise<Asked> {
+    const asked = await this.#inTurn(dht, key, {
+      first: req,
+      later: req,
+      want: opts.replicas,
+      maxPeers: Number.POSITIVE_INFINITY,
+      counts: () => true,
+      until: opts.until ?? (() => false),
+    });
+    const answered = new Set(asked.answers.map((a) => a.peer.toString()));
+    const others = (opts.alsoAsk ?? [])
+      .filter((p) => !answered.has(p) && !this.#foreign.has(p))
+      .flatMap((p) => parsePeerId(p));
+    for (const peer of others) asked.sent.push(this.#sent(peer, req));
+    const results = await Promise.allSettled(others.map((p) => this.#network.send(p, req)));
+    results.forEach((r, i) => {
+      if (r.status === 'fulfilled') asked.answers.push({ peer: others[i] as PeerId, res: r.value });
+    });
+    return asked;
+  }
+
+  /**
+   * GetSimilarCommunities at the holders of a key: the query to the closest peer; under churn
+   * that peer may have just taken the key over and hold nothing yet, so an empty answer sends
+   * the search on to the next replica — with a probe (the key alone), as most empty answers
+   * come from keys nobody stored anything under — and the query follows only to a replica
+   * whose probe says it holds something, in place of the probe's answer. Throws as `ask`.
+   */
+  async getSimilarCommunities(
+    key: Uint8Array,
+    query: QueryRequest,
+    opts: QueryOptions,
+  ): Promise<Asked> {
+    const probe: Request = { v: WIRE_VERSION, swarm: query.swarm, t: 'probe', key };
+    const asked = await this.#inTurn('profiles', key, {
+      first: query,
+      later: probe,
+      want: opts.replicas,
+      maxPeers: opts.maxPeers,
+      counts: (a) => holdsSomething(a.res),
+      until: () => false,
+    });
+    const answers: Answer[] = [];
+    for (const a of asked.answers) {
+      if ((a.res.held ?? 0) === 0) {
+        answers.push(a);
+        continue;
+      }
+      asked.sent.push(this.#sent(a.peer, query));
+      try {
+        answers.push({ peer: a.peer, res: await this.#network.send(a.peer, query) });
+      } catch {
+        // gone since the probe: its probe answer tells nothing of the communities
+      }
+    }
+    return { answers, sent: asked.sent };
+  }
+
+  /**
+   * The records behind a brief query answer: the same query without `brief`, sent to the peer
+   * that answered, once per answer; nothing if it fails. Unverified: the caller verifies.
+   */
+  askInFull(source: AnswerSource): Promise<WireSigned[]> {
+    if (source.req.t !== 'query') return Promise.resolve([]);
+    const { brief: _, ...full } = source.req;
+    source.full ??= this.#network.send(source.peer, full).then(
+      (res) => res.recs ?? [],
+      () => [],
+    );
+    return source.full;
+  }
+
+  /** One request to one peer. */
+  send(peer: PeerId, req: Request): Promise<OkResponse> {
+    return this.#network.send(peer, req);
+  }
+
+  /** One request to the peer a contact address names. */
+  sendToAddr(addr: string, req: Request): Promise<OkResponse> {
+    return this.#network.sendToAddr(addr, req);
+  }
+
+  /**
+   * The closest peers in turn: `first` to as many as answers are still wanted, `later` to the
+   * next ones when some failed or did not count, until `want` counted, `until` holds, the
+   * peers run out or `maxPeers` were asked.
+   */
+  async #inTurn(
+    dht: DhtName,
+    key: Uint8Array,
+    plan: {
+      first: Request;
+      later: Request;
+      want: number;
+      maxPeers: number;
+      counts: (a: Answer) => boolean;
+      until: (answers: readonly Answer[]) => boolean;
+    },
+  ): Promise<Asked> {
+    const peers = (await this.candidates(dht, key)).slice(0, plan.maxPeers);
+    const answers: Answer[] = [];
+    const sent: Sent[] = [];
+    let useful = 0;
+    let mismatch: unknown;
+    let lastError: unknown;
+    let next = 0;
+    while (useful < plan.want && next < peers.length && !plan.until(answers)) {
+      const batch = peers.slice(next, next + (plan.want - useful));
+      const req = next === 0 ? plan.first : plan.later;
+      next += batch.length;
+      for (const peer of batch) sent.push(this.#sent(peer, req));
+      const results = await Promise.allSettled(batch.map((p) => this.#network.send(p, req)));
+      results.forEach((r, i) => {
+        const peer = batch[i] as PeerId;
+        if (r.status === 'fulfilled') {
+          const a = { peer, res: r.value };
+          answers.push(a);
+          if (plan.counts(a)) useful++;
+          return;
+        }
+        this.#cache.delete(cacheKeyOf(dht, key));
+        if (r.reason instanceof RemoteError && r.reason.code === 'swarm-mismatch') {
+          this.#foreign.add(peer.toString());
+          mismatch = r.reason.params;
+        } else lastError = r.reason;
+      });
+    }
+    const remote = answers.filter((a) => !a.peer.equals(this.#network.self)).length;
+    // Only other-parameter peers around (or only ourselves answering among them): this node is
+    // in the wrong swarm, and its own answers alone would pass for the swarm's.
+    if (mismatch !== undefined && remote === 0 && lastError === undefined) {
+      throw new SwarmMismatchError(this.#opts.swarmParams, mismatch);
+    }
+    if (answers.length === 0) {
+      const why = lastError === undefined ? '' : `: ${(lastError as Error).message}`;
+      throw new NetworkError(
+        `no peer answered a ${plan.first.t} request (${peers.length} tried)${why}`,
+      );
+    }
+    return { answers, sent };
+  }
+
+  #sent(peer: PeerId, req: Request): Sent {
+    return { peer, t: req.t, seq: this.#seq++ };
+  }
+
+  /** Caches a lookup result; expired entries go first, and the cache stays bounded. */
+  #remember(cacheKey: string, peers: PeerId[]): void {
+    const now = this.#opts.now();
+    if (this.#cache.size >= MAX_CACHED_KEYS) {
+      for (const [k, v] of this.#cache) if (v.expires <= now) this.#cache.delete(k);
+      while (this.#cache.size >= MAX_CACHED_KEYS)
+        this.#cache.delete(this.#cache.keys().next().value as string);
+    }
+    this.#cache.set(cacheKey, { peers, expires: now + this.#opts.closestCacheMs });
+  }
+}
+
+/** An answer that holds something: records, summaries, or (a probe's) a count of them. */
+export function holdsSomething(res: OkResponse): boolean {
+  return (res.recs?.length ?? 0) + (res.sums?.length ?? 0) + (res.held ?? 0) > 0;
+}
+
+/** A peer id as remembered (holders are kept on disk); none if it does not parse. */
+function parsePeerId(id: string): PeerId[] {
+  try {
+    return [peerIdFromString(id)];
+  } catch {
+    return [];
+  }
+}
+
+function cacheKeyOf(dht: DhtName, key: Uint8Array): string {
+  return `${dht}:${Buffer.from(key).toString('base64')}`;
+}

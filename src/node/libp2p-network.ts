@@ -1,0 +1,98 @@
+import type { PeerId } from '@libp2p/interface';
+import { multiaddr } from '@multiformats/multiaddr';
+import { type IndexClient, RemoteError } from '../net/client.ts';
+import { closestPeers, type LookupStats } from '../net/closest.ts';
+import { INDEX_PROTOCOL, type OkResponse, type Request } from '../net/codec.ts';
+import { deadline } from '../net/deadline.ts';
+import type { CidxLibp2p } from '../net/libp2p.ts';
+import type { IndexServer } from '../net/server.ts';
+import type { DhtName, Network } from './network.ts';
+
+export interface Libp2pNetworkOptions {
+  /** Bound on one DHT lookup (ms). */
+  lookupTimeoutMs: number;
+  /** Receives the cost of every DHT lookup (the simulator meters them). */
+  onLookup?: (dht: DhtName, s: LookupStats) => void;
+}
+
+/**
+ * The requester's network on a libp2p host: closest peers from the named kad-dht's lookup,
+ * requests through `IndexClient` (the local node's own through `IndexServer.dispatch`, with the
+ * same checks a remote request gets).
+ */
+export class Libp2pNetwork implements Network {
+  readonly #libp2p: CidxLibp2p;
+  readonly #client: IndexClient;
+  readonly #server: IndexServer;
+  readonly #opts: Libp2pNetworkOptions;
+
+  constructor(
+    libp2p: CidxLibp2p,
+    client: IndexClient,
+    server: IndexServer,
+    opts: Libp2pNetworkOptions,
+  ) {
+    this.#libp2p = libp2p;
+    this.#client = client;
+    this.#server = server;
+    this.#opts = opts;
+  }
+
+  get self(): PeerId {
+    return this.#libp2p.peerId;
+  }
+
+  addrs(): string[] {
+    return this.#libp2p.getMultiaddrs().map(String);
+  }
+
+  async closestPeers(dht: DhtName, key: Uint8Array): Promise<PeerId[]> {
+    const limit = deadline(this.#opts.lookupTimeoutMs);
+    const onStats = this.#opts.onLookup;
+    let peers: PeerId[];
+    try {
+      peers = await closestPeers(
+        this.#libp2p.services[dht],
+        this.#libp2p.peerId,
+        key,
+        limit.signal,
+        onStats === undefined ? undefined : (st) => onStats(dht, st),
+      );
+    } finally {
+      limit.clear();
+    }
+    const out: PeerId[] = [];
+    for (const p of peers) {
+      if (!p.equals(this.#libp2p.peerId) && (await this.#knownNotToSpeak(p))) continue;
+      out.push(p);
+    }
+    return out;
+  }
+
+  async send(peer: PeerId, req: Request): Promise<OkResponse> {
+    if (peer.equals(this.#libp2p.peerId)) {
+      const res = await this.#server.dispatch(peer, req);
+      if (!res.ok) throw new RemoteError(res.code, res.msg, res.params);
+      return res;
+    }
+    return this.#client.request(peer, req);
+  }
+
+  async sendToAddr(addr: string, req: Request): Promise<OkResponse> {
+    const ma = multiaddr(addr);
+    const peer = ma.getComponents().findLast((c) => c.name === 'p2p')?.value;
+    if (peer !== undefined && peer === this.#libp2p.peerId.toString())
+      return this.send(this.#libp2p.peerId, req);
+    return this.#client.request(ma, req);
+  }
+
+  /** Identify told us the peer's protocols and ours is not among them (e.g. a plain DHT peer). */
+  async #knownNotToSpeak(peer: PeerId): Promise<boolean> {
+    try {
+      const p = await this.#libp2p.peerStore.get(peer);
+      return p.protocols.length > 0 && !p.protocols.includes(INDEX_PROTOCOL);
+    } catch {
+      return false;
+    }
+  }
+}

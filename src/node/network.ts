@@ -1,0 +1,26 @@
+import type { PeerId } from '@libp2p/interface';
+import type { OkResponse, Request } from '../net/codec.ts';
+
+export type DhtName = 'profiles' | 'addresses';
+
+/**
+ * What the requester algorithms need of the network, and no more: the peers closest to a key on
+ * one of the two DHTs, and one request to one peer. A node runs it on libp2p (`Libp2pNetwork`);
+ * unit tests and the loss-free model run it in memory (`MemoryNetwork`). Which peers to ask and
+ * what to do when they fail or hold nothing is decided above it, in `Holders`.
+ */
+export interface Network {
+  /** This node: a candidate of every key, answered in-process. */
+  readonly self: PeerId;
+  /** This node's own contact addresses (a community's contacts when none are given). */
+  addrs(): string[];
+  /**
+   * The peers closest to `key` on the DHT, closest first, this node among them, less peers
+   * known not to speak the cidx protocol. Throws when the lookup fails.
+   */
+  closestPeers(dht: DhtName, key: Uint8Array): Promise<PeerId[]>;
+  /** One request, one answer; an error answer throws RemoteError, a lost peer any error. */
+  send(peer: PeerId, req: Request): Promise<OkResponse>;
+  /** One request to the peer a contact address names, reached at that address. */
+  sendToAddr(addr: string, req: Request): Promise<OkResponse>;
+}

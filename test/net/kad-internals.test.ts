@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import type { KadDHT } from '@libp2p/kad-dht';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  kadInternalsMissing,
+  routingTableSize,
+  SIMULATION_TAGGING_MS,
+  slowClosestPeerTagging,
+} from '../../src/net/kad-internals.ts';
+import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
+
+/**
+ * cidx reads two things kad-dht keeps inside: its routing table's size and its closest-peer
+ * tagger's interval. An upgrade that moves either must fail here, not slow nodes down silently.
+ */
+describe("kad-dht's insides", () => {
+  const hosts: CidxLibp2p[] = [];
+  afterEach(async () => {
+    await Promise.allSettled(hosts.splice(0).map((h) => h.stop()));
+  });
+  const host = async (simulation: boolean) => {
+    const h = await createHost({
+      transport: 'memory',
+      listen: [`/memory/kad-internals-${randomBytes(4).toString('hex')}`],
+      encryption: 'plaintext',
+      simulation,
+    });
+    hosts.push(h);
+    return h;
+  };
+  const tagger = (dht: KadDHT) =>
+    (dht as unknown as { routingTable: { closestPeerTagger: { refreshInterval: unknown } } })
+      .routingTable.closestPeerTagger.refreshInterval;
+
+  it('are where kad-dht 16 keeps them, on a real instance, before and after start', async () => {
+    const h = await host(true);
+    const dhts = { profiles: h.services.profiles, addresses: h.services.addresses };
+    expect(routingTableSize(dhts.profiles)).toBe(0);
+    expect(tagger(dhts.profiles)).toBe(SIMULATION_TAGGING_MS);
+    expect(tagger(dhts.addresses)).toBe(SIMULATION_TAGGING_MS);
+    expect(kadInternalsMissing(dhts, { simulation: true })).toEqual([]);
+    await h.start();
+    expect(routingTableSize(dhts.addresses)).toBe(0);
+    expect(kadInternalsMissing(dhts, { simulation: true })).toEqual([]);
+  });
+
+  it('a node that is not simulated keeps kad-dht’s own tagging interval', async () => {
+    const h = await host(false);
+    const interval = tagger(h.services.profiles);
+    expect(typeof interval).toBe('number');
+    expect(interval).not.toBe(SIMULATION_TAGGING_MS);
+    expect(kadInternalsMissing({ profiles: h.services.profiles }, { simulation: false })).toEqual(
+      [],
+    );
+  });
+
+  it('names each part that is missing, and leaves a DHT without them alone', () => {
+    const bare = {} as KadDHT;
+    expect(routingTableSize(bare)).toBeUndefined();
+    expect(slowClosestPeerTagging(bare)).toBe(false);
+    const missing = kadInternalsMissing({ profiles: bare }, { simulation: true });
+    expect(missing).toHaveLength(2);
+    expect(missing[0]).toMatch(/profiles DHT: .*routingTable\.size/);
+    expect(missing[1]).toMatch(/profiles DHT: .*tagger/);
+    expect(kadInternalsMissing({ profiles: bare }, { simulation: false })).toHaveLength(1);
+  });
+});
