@@ -4,7 +4,6 @@
  */
 import { z } from 'zod';
 import { FAMILIES } from '../keys/params.ts';
-import { MAX_K } from '../net/codec.ts';
 import { RELAY_RANGES } from '../net/relay.ts';
 import type { NodeOptions } from '../node/config.ts';
 import { isLoopback, tokenProblem } from '../rpc/guard.ts';
