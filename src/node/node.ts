@@ -30,6 +30,7 @@ import { lookupCommunity } from './lookup.ts';
 import { MemoryOwnedStore, type OwnedCommunity, type OwnedStore } from './ownership.ts';
 import { type RepublishReport, republishOwned } from './republish.ts';
 import { Router } from './router.ts';
+import { realScheduler, type Scheduler } from './scheduler.ts';
 import {
   type CommunityResult,
   type JoinOptions,
@@ -71,7 +72,9 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   readonly #server: IndexServer;
   readonly #bootstrap: string[];
   readonly #now: () => number;
-  #timers: NodeJS.Timeout[] = [];
+  readonly #scheduler: Scheduler;
+  /** Cancels the periodic work started by start(). */
+  #timers: (() => void)[] = [];
   /** What each cidx peer answered about its swarm parameters. */
   readonly #verdicts = new Map<string, 'same' | 'other'>();
   #otherParams: unknown;
@@ -97,6 +100,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     this.timing = resolveTiming(opts.timing);
     this.limits = resolveLimits(opts.limits);
     this.#now = opts.now ?? Date.now;
+    this.#scheduler = opts.scheduler ?? realScheduler;
     this.#bootstrap = opts.bootstrap ?? [];
     this.table = new IndexTable(
       { recordTtlMs: this.timing.recordTtlMs, tombstoneTtlMs: this.timing.tombstoneTtlMs },
@@ -134,6 +138,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
         profileLimits,
         swarmDigest: this.swarm.digest,
         swarmParams: this.swarm.params,
+        now: this.#now,
       },
       this.meter,
     );
@@ -249,7 +254,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   }
 
   async stop(): Promise<void> {
-    for (const t of this.#timers) clearInterval(t);
+    for (const cancel of this.#timers) cancel();
     this.#timers = [];
     if (!this.#started) return;
     this.#started = false;
@@ -423,11 +428,13 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   }
 
   #every(ms: number, fn: () => Promise<void>): void {
-    const t = setInterval(() => {
-      fn().catch((err) => this.emit('warning', `${(err as Error).message}`));
-    }, ms);
-    t.unref();
-    this.#timers.push(t);
+    this.#timers.push(
+      this.#scheduler.every(ms, () =>
+        fn().catch((err) => {
+          this.emit('warning', `${(err as Error).message}`);
+        }),
+      ),
+    );
   }
 
   /**
