@@ -42,11 +42,11 @@ describe('forged and replayed writes change nothing', () => {
     });
     await owner.start();
     nodes.push(owner);
-    await waitFor(() => owner.info().peers.profiles >= 3, 10_000, 'routing table');
+    await waitFor(() => owner.info().peers.profiles >= 3, undefined, 'routing table');
     attacker = nodes[4] as CidxNode;
     client = new IndexClient(
       attacker.libp2p,
-      { timeoutMs: 5000, maxFrameBytes: 1 << 20 },
+      { timeoutMs: 30_000, maxFrameBytes: 1 << 20 },
       new Meter(),
     );
     id = (await owner.create(p1)).id;

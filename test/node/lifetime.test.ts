@@ -89,7 +89,7 @@ describe('notifications', () => {
     );
     const client = new IndexClient(
       (nodes[2] as CidxNode).libp2p,
-      { timeoutMs: 5000, maxFrameBytes: 1 << 20 },
+      { timeoutMs: 30_000, maxFrameBytes: 1 << 20 },
       new Meter(),
     );
     const descriptor = ((nodes[1] as CidxNode).owned(second.id) as OwnedCommunity).descriptor;
@@ -122,7 +122,7 @@ describe('removals reach every holder', () => {
     ) as CidxNode;
     const client = new IndexClient(
       owner.libp2p,
-      { timeoutMs: 5000, maxFrameBytes: 1 << 20 },
+      { timeoutMs: 30_000, maxFrameBytes: 1 << 20 },
       new Meter(),
     );
     const res = await client.request(outsider.peerId, {

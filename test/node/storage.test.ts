@@ -18,7 +18,6 @@ async function diskNode(dir: string, bootstrap: string[] = [], port = 0) {
       transport: 'tcp',
       listen: [`/ip4/127.0.0.1/tcp/${port}`],
       bootstrap,
-      timing: { requestTimeoutMs: 3000 },
     },
     storage,
   );
@@ -37,7 +36,7 @@ describe('a node on disk', () => {
     const dirB = mkdtempSync(join(tmpdir(), 'cidx-b-'));
     const a = await diskNode(dirA);
     const b = await diskNode(dirB, a.node.addrs);
-    await waitFor(() => a.node.info().peers.profiles > 0, 10_000, 'peers');
+    await waitFor(() => a.node.info().peers.profiles > 0, undefined, 'peers');
     const [p, q] = variedProfiles(2, 20, 61, 1);
     const mine = await a.node.create(p);
     const theirs = await b.node.create(q); // notifies a's community

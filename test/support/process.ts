@@ -16,7 +16,7 @@ export interface NodeProcess {
 export async function spawnNode(
   args: string[],
   env: Record<string, string> = {},
-  timeoutMs = 30_000,
+  timeoutMs = 60_000,
 ): Promise<NodeProcess> {
   const proc = spawn(process.execPath, [CLI, 'node', ...args], { env: { ...process.env, ...env } });
   let err = '';
@@ -46,14 +46,22 @@ export async function spawnNode(
       clearTimeout(t);
       reject(new Error(`exited (${code}) before ready; stderr: ${err}`));
     });
+  }).catch((e: unknown) => {
+    // A node that never became ready is not left behind.
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    throw e;
   });
   return { proc, ready, stderr: () => err, exited };
 }
 
-/** Runs `cidx node` expecting it to fail; returns exit code and stderr. */
+/**
+ * Runs `cidx node` expecting it to fail; returns exit code and stderr. A process still running
+ * after `timeoutMs` is killed (its code is then the signal's name).
+ */
 export async function runNodeExpectingFailure(
   args: string[],
   env: Record<string, string> = {},
+  timeoutMs = 60_000,
 ): Promise<{ code: number | string; stderr: string; stdout: string }> {
   const proc = spawn(process.execPath, [CLI, 'node', ...args], { env: { ...process.env, ...env } });
   let stderr = '';
@@ -64,9 +72,10 @@ export async function runNodeExpectingFailure(
   proc.stdout.on('data', (d) => {
     stdout += d.toString();
   });
+  const kill = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
   const code = await new Promise<number | string>((resolve) =>
     proc.on('exit', (c, s) => resolve(c ?? (s as string))),
-  );
+  ).finally(() => clearTimeout(kill));
   return { code, stderr, stdout };
 }
 

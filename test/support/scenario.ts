@@ -42,7 +42,7 @@ export function swarmScenario(
           result: await (nodes[i % nodes.length] as CidxNode).create(p),
         });
       }
-    }, 240_000);
+    }, 480_000);
 
     afterAll(async () => {
       await stopAll(nodes);
