@@ -3,7 +3,7 @@ import { type Command, Option } from 'commander';
 import pino from 'pino';
 import { FAMILIES } from '../keys/params.ts';
 import { CidxNode } from '../node/node.ts';
-import { NodeStorage } from '../node/storage.ts';
+import { NodeStorage, StorageFormatError } from '../node/storage.ts';
 import { FieldError } from '../profile/errors.ts';
 import { startRpc } from '../rpc/http.ts';
 import { UsageError } from './io.ts';
@@ -264,6 +264,8 @@ async function runNode(config: NodeConfig): Promise<void> {
     await node?.stop().catch(() => {});
     await storage?.close().catch(() => {});
     if (err instanceof UsageError) throw err;
+    // A data directory of a newer cidx: the wrong program for it, not bad data.
+    if (err instanceof StorageFormatError) throw new UsageError(`--data ${err.message}`, 2);
     throw new UsageError(`node: ${(err as Error).message}`, 1);
   }
 }
