@@ -12,7 +12,7 @@ import { signRecord } from '../../src/net/records.ts';
 import { CidxNode } from '../../src/node/node.ts';
 import type { OwnedCommunity } from '../../src/node/ownership.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
-import { startSwarm, stopAll, variedProfiles, waitFor } from '../support/swarm.ts';
+import { startSwarm, stopAll, TEST_TIMING, variedProfiles, waitFor } from '../support/swarm.ts';
 
 /**
  * Hostile writes sent straight to the nodes that hold a community's records: none may change
@@ -39,6 +39,7 @@ describe('forged and replayed writes change nothing', () => {
       encryption: 'plaintext',
       privateKey: ownerKey,
       bootstrap: (nodes[0] as CidxNode).addrs,
+      timing: TEST_TIMING,
     });
     await owner.start();
     nodes.push(owner);
@@ -52,7 +53,7 @@ describe('forged and replayed writes change nothing', () => {
     id = (await owner.create(p1)).id;
     v1 = owner.owned(id) as OwnedCommunity;
     await owner.update(id, p2);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await stopAll(nodes);

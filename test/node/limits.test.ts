@@ -37,7 +37,6 @@ describe('per-peer limits', () => {
     nodes = await startSwarm(3, {
       swarm: { index: { mode: 'attribute' } },
       limits: { peerRequestsPerSecond: 10, quotaPerOwnerPerKey: 2, maxFrameBytes: 64 * 1024 },
-      timing: { requestTimeoutMs: 1500 },
       clock,
     });
     flooder = await createHost({
@@ -47,7 +46,7 @@ describe('per-peer limits', () => {
     });
     await flooder.start();
     await flooder.dial(multiaddr(node(b).addrs[0] as string));
-  }, 60_000);
+  });
   afterAll(async () => {
     await flooder?.stop();
     await stopAll(nodes);
@@ -126,19 +125,6 @@ describe('per-peer limits', () => {
     expect((long as RemoteError).code).toBe('bad-request');
   });
 
-  it('resets a stream that sends nothing within the request timeout', async () => {
-    const stream = await node(a).libp2p.dialProtocol(node(b).peerId, INDEX_PROTOCOL);
-    const lp = lpStream(stream);
-    // The responder waits for a request no longer than requestTimeoutMs (1.5 s here), then
-    // aborts the stream: the read fails with the responder's reset, long before this side's
-    // own bound (which only keeps a broken responder from hanging the test).
-    const err = await lp.read({ signal: AbortSignal.timeout(45_000) }).then(
-      () => undefined,
-      (e: unknown) => e as Error,
-    );
-    expect(err?.name).toBe('StreamResetError');
-  });
-
   it('drops a frame over the size limit and keeps serving', async () => {
     // ≈ 140 KB encoded: over the receiver's frame limit (and its attribute limit, which it
     // never gets to check).
@@ -159,6 +145,27 @@ describe('per-peer limits', () => {
     // The sender allows 1 MiB; the receiver allows 64 KiB and resets the stream.
     expect(await outcome(client(node(a)).request(node(b).peerId, req))).toMatch(/^error: /);
     expect(await outcome(client(node(a)).request(node(b).peerId, params()))).toBe('ok');
+  });
+});
+
+describe('responder timeout', () => {
+  it('resets a stream that sends nothing within the request timeout', async () => {
+    const nodes = await startSwarm(2, { timing: { requestTimeoutMs: 1500 } });
+    try {
+      const [a, b] = nodes as [CidxNode, CidxNode];
+      const stream = await a.libp2p.dialProtocol(b.peerId, INDEX_PROTOCOL);
+      const lp = lpStream(stream);
+      // The responder waits for a request no longer than requestTimeoutMs (1.5 s here), then
+      // aborts the stream: the read fails with the responder's reset, long before this side's
+      // own bound (which only keeps a broken responder from hanging the test).
+      const err = await lp.read({ signal: AbortSignal.timeout(45_000) }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(err?.name).toBe('StreamResetError');
+    } finally {
+      await stopAll(nodes);
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CidxNode } from '../../src/node/node.ts';
 import { NodeStorage } from '../../src/node/storage.ts';
-import { variedProfiles, waitFor } from '../support/swarm.ts';
+import { TEST_TIMING, variedProfiles, waitFor } from '../support/swarm.ts';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -18,6 +18,7 @@ async function diskNode(dir: string, bootstrap: string[] = [], port = 0) {
       transport: 'tcp',
       listen: [`/ip4/127.0.0.1/tcp/${port}`],
       bootstrap,
+      timing: TEST_TIMING,
     },
     storage,
   );

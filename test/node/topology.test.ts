@@ -4,7 +4,7 @@ import { INDEX_PROTOCOL } from '../../src/net/codec.ts';
 import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
 import { NotOwnerError, SwarmMismatchError } from '../../src/node/errors.ts';
 import { CidxNode } from '../../src/node/node.ts';
-import { startSwarm, stopAll, variedProfiles, waitFor } from '../support/swarm.ts';
+import { startSwarm, stopAll, TEST_TIMING, variedProfiles, waitFor } from '../support/swarm.ts';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -18,6 +18,7 @@ async function memoryNode(
     transport: 'memory',
     listen: [`/memory/topo-${randomBytes(4).toString('hex')}`],
     encryption: 'plaintext',
+    timing: TEST_TIMING,
     ...opts,
   });
   cleanup.push(() => n.stop());
@@ -145,6 +146,7 @@ describe('the real transport stack', () => {
         transport: 'tcp',
         listen: ['/ip4/127.0.0.1/tcp/0'],
         bootstrap,
+        timing: TEST_TIMING,
       });
       cleanup.push(() => n.stop());
       await n.start();

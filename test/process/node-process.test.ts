@@ -27,7 +27,7 @@ describe('three cidx node processes on 127.0.0.1, driven through JSON-RPC', () =
     a = await spawnNode([...base, '--data', dirA]);
     b = await spawnNode([...base, '--data', tmp('b'), '--bootstrap', a.ready.addrs[0] as string]);
     c = await spawnNode([...base, '--data', tmp('c'), '--bootstrap', a.ready.addrs[0] as string]);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await Promise.all([a, b, c].map((p) => p && stop(p)));

@@ -31,8 +31,7 @@ export async function startSwarm(count: number, o: SwarmOptions = {}): Promise<C
       encryption: 'plaintext',
       bootstrap,
       ...(o.swarm ? { swarm: o.swarm } : {}),
-      // The node's own request and lookup bounds: lower ones fail searches on a busy machine.
-      ...(o.timing ? { timing: o.timing } : {}),
+      timing: { ...TEST_TIMING, ...o.timing },
       ...(o.limits ? { limits: o.limits } : {}),
       ...(o.dht ? { dht: o.dht } : {}),
       ...(o.clock ? { now: o.clock.now, scheduler: o.clock } : {}),
@@ -65,7 +64,14 @@ export async function stopAll(nodes: CidxNode[]): Promise<void> {
  * How long a test waits for something that happens by itself (identify, routing tables, a
  * delivery) before it fails: only a bound on a hang, never a speed target, so it is generous.
  */
-export const WAIT_MS = 45_000;
+export const WAIT_MS = 120_000;
+
+/**
+ * Request and lookup bounds of test nodes. They bound real I/O, and no test relies on them
+ * firing (a stopped memory-transport peer refuses at once); at the defaults (10 s, 20 s) a
+ * lookup on a heavily loaded 2-core machine could run out and a search miss what it should find.
+ */
+export const TEST_TIMING = { requestTimeoutMs: 60_000, lookupTimeoutMs: 120_000 } as const;
 
 /** Waits until `cond` holds, polling it; fails after `timeoutMs` (a bound on a hang). */
 export async function waitFor(
