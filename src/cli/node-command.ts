@@ -5,7 +5,7 @@ import { FAMILIES } from '../keys/params.ts';
 import { REACHABILITY_MODES } from '../net/reachability.ts';
 import { MAX_SWARM_KEY_BYTES, parseSwarmKey, SwarmKeyError } from '../net/swarm-key.ts';
 import { CidxNode } from '../node/node.ts';
-import { NodeStorage } from '../node/storage.ts';
+import { NodeStorage, StorageFormatError } from '../node/storage.ts';
 import { FieldError } from '../profile/errors.ts';
 import { type RpcHandle, startRpc } from '../rpc/http.ts';
 import { NodeMetrics } from '../rpc/metrics.ts';
@@ -371,6 +371,8 @@ async function runNode(config: NodeConfig, swarmKey: Uint8Array | undefined): Pr
     await node?.stop().catch(() => {});
     await storage?.close().catch(() => {});
     if (err instanceof UsageError) throw err;
+    // A data directory of a newer cidx: the wrong program for it, not bad data.
+    if (err instanceof StorageFormatError) throw new UsageError(`--data ${err.message}`, 2);
     throw new UsageError(`node: ${(err as Error).message}`, 1);
   }
 }

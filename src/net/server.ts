@@ -1,5 +1,5 @@
 import type { Connection, PeerId, Stream } from '@libp2p/interface';
-import { lpStream, RateLimitError, RateLimiter } from '@libp2p/utils';
+import { lpStream } from '@libp2p/utils';
 import { FieldError } from '../profile/errors.ts';
 import type { ParseOptions } from '../profile/parse.ts';
 import {
@@ -15,6 +15,7 @@ import {
 import { deadline } from './deadline.ts';
 import type { CidxLibp2p } from './libp2p.ts';
 import type { Meter } from './meter.ts';
+import { RateWindows } from './rate-window.ts';
 import { RecordError } from './records.ts';
 
 /** Answers one request type. Validation of the request's records is its first step. */
@@ -38,6 +39,8 @@ export interface ServerOptions {
   swarmParams: unknown;
   /** Observer of every remote request served: its type and outcome (`ok` or an error code). */
   onServed?: ServedObserver;
+  /** The clock of the rate windows, in ms (default Date.now; tests move it). */
+  now?: () => number;
 }
 
 /**
@@ -56,15 +59,14 @@ export class IndexServer {
   readonly #handlers: Handlers;
   readonly #opts: ServerOptions;
   readonly #meter: Meter;
-  readonly #rate: RateLimiter;
+  readonly #rate: RateWindows;
 
   constructor(libp2p: CidxLibp2p, handlers: Handlers, opts: ServerOptions, meter: Meter) {
     this.#libp2p = libp2p;
     this.#handlers = handlers;
     this.#opts = opts;
     this.#meter = meter;
-    // libp2p's port of rate-limiter-flexible: a fixed one-second window per peer.
-    this.#rate = new RateLimiter({ points: opts.peerRequestsPerSecond, duration: 1 });
+    this.#rate = new RateWindows(opts.peerRequestsPerSecond, 1000, opts.now);
   }
 
   async start(): Promise<void> {
@@ -102,17 +104,6 @@ export class IndexServer {
     }
   }
 
-  /** Undefined while the peer is within its rate, else the ms until its next window. */
-  #overLimit(peer: PeerId): number | undefined {
-    try {
-      this.#rate.consume(peer.toString());
-      return undefined;
-    } catch (err) {
-      if (err instanceof RateLimitError) return Math.max(0, Math.ceil(err.msBeforeNext));
-      throw err;
-    }
-  }
-
   async #serve(stream: Stream, connection: Connection): Promise<void> {
     const limit = deadline(this.#opts.timeoutMs);
     try {
@@ -137,13 +128,13 @@ export class IndexServer {
       }
       this.#meter.count(`in:${type}`, raw.length);
       if (req !== undefined) {
-        const wait = this.#overLimit(connection.remotePeer);
+        const wait = this.#rate.take(connection.remotePeer.toString());
         res =
           wait === undefined
             ? await this.dispatch(connection.remotePeer, req)
             : fail(
                 'busy',
-                `rate limit: more than ${this.#opts.peerRequestsPerSecond} requests/s; retry in ${wait} ms`,
+                `rate limit: more than ${this.#opts.peerRequestsPerSecond} requests/s; retry in ${Math.ceil(wait)} ms`,
               );
       }
     } catch (err) {

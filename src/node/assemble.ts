@@ -90,6 +90,7 @@ export function assembleNode(
       swarmDigest: swarm.digest,
       swarmParams: swarm.params,
       ...(opts.onServed ? { onServed: opts.onServed } : {}),
+      now,
     },
     meter,
   );

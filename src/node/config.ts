@@ -3,6 +3,7 @@ import { ParamsError } from '../keys/params.ts';
 import type { LookupStats } from '../net/closest.ts';
 import type { HostOptions } from '../net/libp2p.ts';
 import type { ServedObserver } from '../net/server.ts';
+import type { Scheduler } from './scheduler.ts';
 
 export interface Timing {
   /** Bound on one request/response exchange, dial included (ms). */
@@ -81,8 +82,10 @@ export interface NodeOptions extends HostOptions {
   bootstrap?: string[];
   timing?: Partial<Timing>;
   limits?: Partial<Limits>;
-  /** The clock, in ms (tests move it). */
+  /** The clock, in ms (tests move it): record lifetimes, rate windows, tombstone ends. */
   now?: () => number;
+  /** Runs the periodic work (republish, expiry); tests pass one driven by their `now`. */
+  scheduler?: Scheduler;
   /** Receives the cost of every DHT lookup this node makes. */
   onLookup?: (dht: 'profiles' | 'addresses', s: LookupStats) => void;
   /** Receives, after each search, how its requests spread over peers. */

@@ -70,7 +70,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   readonly #ctx: NodeContext;
   readonly #bootstrap: string[];
   readonly #simulation: boolean;
-  readonly #timers = new Timers((msg) => this.emit('warning', msg));
+  readonly #timers: Timers;
   readonly #onIdentify = (evt: CustomEvent<IdentifyResult>) => {
     if (evt.detail.protocols.includes(INDEX_PROTOCOL))
       void this.#parts.check.identified(evt.detail.peerId);
@@ -91,6 +91,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     this.meter = parts.meter;
     this.#bootstrap = opts.bootstrap ?? [];
     this.#simulation = opts.simulation === true;
+    this.#timers = new Timers((msg) => this.emit('warning', msg), opts.scheduler);
   }
 
   /**

@@ -3,32 +3,47 @@
  * store's records (libp2p writes those itself into the same datastore), the part of the index it
  * holds, the communities it owns and its notification inbox. Every write the node acknowledges
  * is in LevelDB's log before the answer leaves (a killed process loses nothing acknowledged); a
- * change touching several entries is one atomic batch (nothing is ever half-applied).
+ * change touching several entries is one atomic batch (nothing is ever half-applied). The store
+ * carries its format version (storage-format.ts); every record read back is decoded through its
+ * schema (storage-records.ts), and one that does not decode is reported by its key.
  */
 import { mkdir } from 'node:fs/promises';
 import { generateKeyPair, privateKeyFromProtobuf, privateKeyToProtobuf } from '@libp2p/crypto/keys';
 import type { PrivateKey } from '@libp2p/interface';
-import { decode, encode } from 'cborg';
+import { encode } from 'cborg';
 import { LevelDatastore } from 'datastore-level';
 import { Key } from 'interface-datastore';
 import type { Inbox, Notification } from '../index/inbox.ts';
 import type { Change, IndexTable } from '../index/index-table.ts';
-import type { DescriptorRecord, SignedBlob } from '../index/records.ts';
-import { openRecord, STRICT_CBOR } from '../net/records.ts';
-import { profileFromWire, profileToWire, type WireProfile } from '../net/wire-profile.ts';
 import type { ParseOptions } from '../profile/parse.ts';
 import type { OwnedCommunity, OwnedStore } from './ownership.ts';
+import { prepareFormat } from './storage-format.ts';
+import {
+  CONTACTS,
+  CorruptRecordError,
+  contactsSchema,
+  decodeEntry,
+  decodeNote,
+  decodeOwned,
+  decodeValue,
+  ENTRY,
+  encodeNote,
+  encodeOwned,
+  entryKey,
+  IDENTITY,
+  idOfKey,
+  NOTE,
+  noteKey,
+  OWNED,
+  openStored,
+  parseEntryKey,
+  TOMBSTONE,
+  toBlob,
+  tombstoneSchema,
+} from './storage-records.ts';
 
-const IDENTITY = new Key('/cidx/identity');
-const ENTRY = '/cidx/e';
-const CONTACTS = '/cidx/c';
-const TOMBSTONE = '/cidx/t';
-const OWNED = '/cidx/o';
-const NOTE = '/cidx/n';
-
-type Blob = { p: Uint8Array; o: Uint8Array; s: Uint8Array };
-const toBlob = (b: SignedBlob): Blob => ({ p: b.payload, o: b.owner, s: b.sig });
-const fromBlob = (b: Blob): SignedBlob => ({ payload: b.p, owner: b.o, sig: b.s });
+export { StorageFormatError } from './storage-format.ts';
+export { CorruptRecordError, StorageError } from './storage-records.ts';
 
 export class NodeStorage {
   readonly datastore: LevelDatastore;
@@ -39,11 +54,21 @@ export class NodeStorage {
     this.#limits = limits;
   }
 
-  /** Opens (creating if needed, owner-only permissions) the store in `dir`. */
+  /**
+   * Opens (creating if needed, owner-only permissions) the store in `dir`: refuses one written
+   * by a newer cidx (StorageFormatError) and migrates an older one, before anything else reads
+   * or writes it.
+   */
   static async open(dir: string, limits: ParseOptions = {}): Promise<NodeStorage> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const ds = new LevelDatastore(`${dir}/store`);
     await ds.open();
+    try {
+      await prepareFormat(ds, dir);
+    } catch (err) {
+      await ds.close();
+      throw err;
+    }
     return new NodeStorage(ds, limits);
   }
 
@@ -53,10 +78,16 @@ export class NodeStorage {
 
   /** The node's key: read from the store, or made and saved on first start. */
   async identity(): Promise<PrivateKey> {
-    if (await this.datastore.has(IDENTITY))
-      return privateKeyFromProtobuf(await this.datastore.get(IDENTITY));
+    const at = new Key(IDENTITY);
+    if (await this.datastore.has(at)) {
+      try {
+        return privateKeyFromProtobuf(await this.datastore.get(at));
+      } catch (err) {
+        throw new CorruptRecordError(IDENTITY, `not a private key (${(err as Error).message})`);
+      }
+    }
     const key = await generateKeyPair('Ed25519');
-    await this.datastore.put(IDENTITY, privateKeyToProtobuf(key));
+    await this.datastore.put(at, privateKeyToProtobuf(key));
     return key;
   }
 
@@ -68,15 +99,15 @@ export class NodeStorage {
       switch (c.op) {
         case 'put-descriptor':
           batch.put(
-            entryKey(c.key, c.record.id),
+            new Key(entryKey(c.key, c.record.id)),
             encode({ b: toBlob(c.record.blob), x: c.expiresAt }),
           );
           break;
         case 'put-removed':
-          batch.put(entryKey(c.key, c.id), encode({ v: c.version, x: c.expiresAt }));
+          batch.put(new Key(entryKey(c.key, c.id)), encode({ v: c.version, x: c.expiresAt }));
           break;
         case 'delete-entry':
-          batch.delete(entryKey(c.key, c.id));
+          batch.delete(new Key(entryKey(c.key, c.id)));
           break;
         case 'put-contacts': {
           const body: Record<string, unknown> = { b: toBlob(c.record.blob), x: c.expiresAt };
@@ -104,40 +135,38 @@ export class NodeStorage {
   /** Rebuilds the index table from the store (records were verified when first stored). */
   async loadTable(table: IndexTable): Promise<number> {
     let n = 0;
-    for await (const { key, value } of this.datastore.query({ prefix: ENTRY })) {
-      const [, , , dhtKey, id] = key.toString().split('/') as string[];
-      const v = decode(value, STRICT_CBOR) as { b?: Blob; v?: number; x: number };
-      if (v.b !== undefined) {
-        const record = (await this.#open(v.b)) as DescriptorRecord;
-        table.apply({ op: 'put-descriptor', key: dhtKey as string, record, expiresAt: v.x });
+    for await (const { key, value } of this.datastore.query({ prefix: `${ENTRY}/` })) {
+      const k = key.toString();
+      const { dhtKey, id } = parseEntryKey(k);
+      const v = decodeEntry(k, value);
+      if ('b' in v) {
+        const record = await openStored(k, v.b, 'descriptor', id, this.#limits);
+        table.apply({ op: 'put-descriptor', key: dhtKey, record, expiresAt: v.x });
       } else {
-        table.apply({
-          op: 'put-removed',
-          key: dhtKey as string,
-          id: id as string,
-          version: v.v as number,
-          expiresAt: v.x,
-        });
+        table.apply({ op: 'put-removed', key: dhtKey, id, version: v.v, expiresAt: v.x });
       }
       n++;
     }
-    for await (const { value } of this.datastore.query({ prefix: CONTACTS })) {
-      const v = decode(value, STRICT_CBOR) as { b: Blob; d?: Blob; x: number };
-      const record = await this.#open(v.b);
-      const descriptor = v.d === undefined ? undefined : await this.#open(v.d);
-      if (record.kind !== 'contacts') continue;
+    for await (const { key, value } of this.datastore.query({ prefix: `${CONTACTS}/` })) {
+      const k = key.toString();
+      const id = idOfKey(CONTACTS, k);
+      const v = decodeValue(contactsSchema, k, value);
+      const record = await openStored(k, v.b, 'contacts', id, this.#limits);
+      const descriptor =
+        v.d === undefined ? undefined : await openStored(k, v.d, 'descriptor', id, this.#limits);
       table.apply({
         op: 'put-contacts',
         record,
-        ...(descriptor?.kind === 'descriptor' ? { descriptor } : {}),
+        ...(descriptor ? { descriptor } : {}),
         expiresAt: v.x,
       });
       n++;
     }
-    for await (const { value } of this.datastore.query({ prefix: TOMBSTONE })) {
-      const v = decode(value, STRICT_CBOR) as { b: Blob; x: number };
-      const record = await this.#open(v.b);
-      if (record.kind === 'tombstone') table.apply({ op: 'put-tombstone', record, expiresAt: v.x });
+    for await (const { key, value } of this.datastore.query({ prefix: `${TOMBSTONE}/` })) {
+      const k = key.toString();
+      const v = decodeValue(tombstoneSchema, k, value);
+      const record = await openStored(k, v.b, 'tombstone', idOfKey(TOMBSTONE, k), this.#limits);
+      table.apply({ op: 'put-tombstone', record, expiresAt: v.x });
       n++;
     }
     return n;
@@ -146,8 +175,8 @@ export class NodeStorage {
   /** The owned communities, loaded into memory; every change is written before it returns. */
   async ownedStore(): Promise<OwnedStore> {
     const items = new Map<string, OwnedCommunity>();
-    for await (const { value } of this.datastore.query({ prefix: OWNED })) {
-      const c = decodeOwned(value, this.#limits);
+    for await (const { key, value } of this.datastore.query({ prefix: `${OWNED}/` })) {
+      const c = decodeOwned(key.toString(), value, this.#limits);
       items.set(c.id, c);
     }
     const ds = this.datastore;
@@ -168,93 +197,15 @@ export class NodeStorage {
   /** Saves a notification and forgets the one the inbox's capacity pushed out. */
   async saveNotification(n: Notification, capacity: number): Promise<void> {
     const batch = this.datastore.batch();
-    batch.put(
-      noteKey(n.seq),
-      encode({
-        q: n.seq,
-        k: n.kind,
-        b: toBlob(n.record.blob),
-        s: n.similarity,
-        f: n.for,
-        t: n.receivedAt,
-      }),
-    );
-    if (n.seq > capacity) batch.delete(noteKey(n.seq - capacity));
+    batch.put(new Key(noteKey(n.seq)), encodeNote(n));
+    if (n.seq > capacity) batch.delete(new Key(noteKey(n.seq - capacity)));
     await batch.commit();
   }
 
   async loadInbox(inbox: Inbox): Promise<void> {
     const items: Notification[] = [];
-    for await (const { value } of this.datastore.query({ prefix: NOTE })) {
-      const v = decode(value, STRICT_CBOR) as {
-        q: number;
-        k: 'created' | 'updated';
-        b: Blob;
-        s: number;
-        f: string;
-        t: number;
-      };
-      const record = await this.#open(v.b);
-      if (record.kind !== 'descriptor') continue;
-      items.push({ seq: v.q, kind: v.k, record, similarity: v.s, for: v.f, receivedAt: v.t });
-    }
+    for await (const { key, value } of this.datastore.query({ prefix: `${NOTE}/` }))
+      items.push(await decodeNote(key.toString(), value, this.#limits));
     inbox.restore(items.sort((a, b) => a.seq - b.seq));
   }
-
-  #open(b: Blob) {
-    return openRecord(fromBlob(b), this.#limits, { verified: true });
-  }
-}
-
-function entryKey(dhtKey: string, id: string): Key {
-  return new Key(`${ENTRY}/${dhtKey}/${id}`);
-}
-
-/** Zero-padded so that keys sort by sequence number. */
-function noteKey(seq: number): Key {
-  return new Key(`${NOTE}/${String(seq).padStart(16, '0')}`);
-}
-
-function encodeOwned(c: OwnedCommunity): Uint8Array {
-  const body: Record<string, unknown> = {
-    id: c.id,
-    n: c.nonce,
-    v: c.version,
-    p: profileToWire(c.profile),
-    a: c.contacts,
-    k: c.keys,
-    d: toBlob(c.descriptor),
-    c: toBlob(c.contactsRecord),
-    h: c.holders ?? {},
-  };
-  if (c.dissolved) body.x = { t: toBlob(c.dissolved.tombstone), u: c.dissolved.until };
-  return encode(body);
-}
-
-function decodeOwned(bytes: Uint8Array, limits: ParseOptions): OwnedCommunity {
-  const v = decode(bytes, STRICT_CBOR) as {
-    id: string;
-    n: Uint8Array;
-    v: number;
-    p: WireProfile;
-    a: string[];
-    k: string[];
-    d: Blob;
-    c: Blob;
-    x?: { t: Blob; u: number };
-    h?: Record<string, string[]>;
-  };
-  const c: OwnedCommunity = {
-    id: v.id,
-    nonce: v.n,
-    version: v.v,
-    profile: profileFromWire(v.p, limits),
-    contacts: v.a,
-    keys: v.k,
-    descriptor: fromBlob(v.d),
-    contactsRecord: fromBlob(v.c),
-  };
-  if (v.x) c.dissolved = { tombstone: fromBlob(v.x.t), until: v.x.u };
-  if (v.h) c.holders = v.h;
-  return c;
 }

@@ -1,26 +1,28 @@
+import { realScheduler, type Scheduler } from './scheduler.ts';
+
 /**
- * A node's periodic work (republish, expiry, bootstrap retries): intervals that never keep the
- * process alive, whose failures become warnings instead of unhandled rejections.
+ * A node's periodic work (republish, expiry, bootstrap retries) on its scheduler (real intervals
+ * in a process, the test's clock in a test); failures become warnings instead of unhandled
+ * rejections.
  */
 export class Timers {
   readonly #warn: (msg: string) => void;
-  #timers: NodeJS.Timeout[] = [];
+  readonly #scheduler: Scheduler;
+  #cancels: (() => void)[] = [];
 
-  constructor(warn: (msg: string) => void) {
+  constructor(warn: (msg: string) => void, scheduler: Scheduler = realScheduler) {
     this.#warn = warn;
+    this.#scheduler = scheduler;
   }
 
   every(ms: number, fn: () => Promise<void>): void {
-    const t = setInterval(() => {
-      fn().catch((err) => this.#warn(`${(err as Error).message}`));
-    }, ms);
-    // A web page's timers are plain numbers, without unref.
-    (t as { unref?: () => void }).unref?.();
-    this.#timers.push(t);
+    this.#cancels.push(
+      this.#scheduler.every(ms, () => fn().catch((err) => this.#warn(`${(err as Error).message}`))),
+    );
   }
 
   clear(): void {
-    for (const t of this.#timers) clearInterval(t);
-    this.#timers = [];
+    for (const cancel of this.#cancels) cancel();
+    this.#cancels = [];
   }
 }

@@ -8,7 +8,9 @@
  *
  * Property: a decoder returns a value its schema accepts, or throws its own error class
  * (CodecError, RecordError, FieldError; ProfileError is a FieldError) with a message; never a
- * TypeError, a RangeError, a stack overflow, and never takes long. Valid frames round-trip.
+ * TypeError, a RangeError or a stack overflow. Valid frames round-trip. A profile over the limits
+ * is refused from its counts, before a single entry is read (checked by counting the reads, not
+ * by timing them).
  *
  * Found and fixed (the regressions are kept as examples):
  * - a message whose `v` is a map such as {toString: 0} made decodeRequest / decodeResponse throw
@@ -58,8 +60,6 @@ import {
 import { Profile } from '../../src/profile/profile.ts';
 
 const RUNS = 10_000;
-/** No single decode may take longer than this (a generous bound: the machine is shared). */
-const SLOW_MS = 2_000;
 const SIGNING_DOMAIN = new TextEncoder().encode('cidx/record/v1\0');
 
 // ---------------------------------------------------------------------------------------------
@@ -81,36 +81,23 @@ function checkThrown(err: unknown, cls: ErrorClass): Error {
   return err;
 }
 
-function checkTime(start: number, what: string): void {
-  const ms = performance.now() - start;
-  if (ms > SLOW_MS) throw new Error(`${what} took ${ms.toFixed(0)} ms`);
-}
-
 /** Runs a decoder: its value, or null when it threw its own error class. */
-function attempt<T>(fn: () => T, cls: ErrorClass, what: string): T | null {
-  const start = performance.now();
-  let out: T | null;
+function attempt<T>(fn: () => T, cls: ErrorClass): T | null {
   try {
-    out = fn();
+    return fn();
   } catch (err) {
     checkThrown(err, cls);
-    out = null;
+    return null;
   }
-  checkTime(start, what);
-  return out;
 }
 
-async function attemptAsync<T>(fn: () => Promise<T>, cls: ErrorClass, what: string) {
-  const start = performance.now();
-  let out: T | null;
+async function attemptAsync<T>(fn: () => Promise<T>, cls: ErrorClass): Promise<T | null> {
   try {
-    out = await fn();
+    return await fn();
   } catch (err) {
     checkThrown(err, cls);
-    out = null;
+    return null;
   }
-  checkTime(start, what);
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -482,13 +469,13 @@ function zeroes(v: unknown): unknown {
 
 /** Whether the frame decoded (to a schema-valid request); false when refused with a CodecError. */
 function checkRequest(bytes: Uint8Array): boolean {
-  const r = attempt(() => decodeRequest(bytes), CodecError, 'decodeRequest');
+  const r = attempt(() => decodeRequest(bytes), CodecError);
   if (r !== null) expect(requestSchema.safeParse(r).success).toBe(true);
   return r !== null;
 }
 
 function checkResponse(bytes: Uint8Array): boolean {
-  const r = attempt(() => decodeResponse(bytes), CodecError, 'decodeResponse');
+  const r = attempt(() => decodeResponse(bytes), CodecError);
   if (r !== null) expect(responseSchema.safeParse(r).success).toBe(true);
   return r !== null;
 }
@@ -656,7 +643,7 @@ describe('wire codec under hostile frames', () => {
         embed(A_QUERY, 'v', deep),
         embed({ ...A_QUERY, t: 'store', rec: 0, s: 1 }, 'rec', deep),
       ]) {
-        expect(attempt(() => decodeRequest(bytes), CodecError, 'deep request')).toBeNull();
+        expect(attempt(() => decodeRequest(bytes), CodecError)).toBeNull();
       }
       const response = embed({ v: 1, ok: true, params: 0 }, 'params', deep);
       // `params` is free-form: what the CBOR decoder accepts may be returned, but nothing else
@@ -705,7 +692,7 @@ describe('wire profiles and profile JSON under hostile values', () => {
     const seen = tally();
     fc.assert(
       fc.property(hostileWireProfile, limitsArb, (w, limits) => {
-        const p = attempt(() => profileFromWire(w, limits), FieldError, 'profileFromWire');
+        const p = attempt(() => profileFromWire(w, limits), FieldError);
         seen.note(p !== null);
         const valid = profileVerdict(w.w, w.r, limits);
         expect(p !== null).toBe(valid);
@@ -822,7 +809,7 @@ describe('wire profiles and profile JSON under hostile values', () => {
     const seen = tally();
     fc.assert(
       fc.property(fc.oneof(profileValue, profileText), limitsArb, (input, limits) => {
-        const p = attempt(() => parseProfile(input, limits), ProfileError, 'parseProfile');
+        const p = attempt(() => parseProfile(input, limits), ProfileError);
         seen.note(p !== null);
         let value: unknown = input;
         if (typeof input === 'string') {
@@ -883,7 +870,7 @@ describe('wire profiles and profile JSON under hostile values', () => {
       '['.repeat(10 * DEEP),
     ];
     for (const input of inputs) {
-      expect(attempt(() => parseProfile(input), ProfileError, 'deep profile')).toBeNull();
+      expect(attempt(() => parseProfile(input), ProfileError)).toBeNull();
     }
   });
 });
@@ -969,11 +956,7 @@ describe('signed records under hostile blobs', () => {
     await fc.assert(
       fc.asyncProperty(payloads, limitsArb, fc.boolean(), async (payload, limits, verified) => {
         const blob = await signPayload(payload);
-        const r = await attemptAsync(
-          () => openRecord(blob, limits, { verified }),
-          RecordError,
-          'openRecord',
-        );
+        const r = await attemptAsync(() => openRecord(blob, limits, { verified }), RecordError);
         seen.note(r !== null);
         if (r !== null) {
           kinds.add(r.kind);
@@ -1053,7 +1036,7 @@ describe('signed records under hostile blobs', () => {
       });
     await fc.assert(
       fc.asyncProperty(changed, async (blob) => {
-        const r = await attemptAsync(() => openRecord(blob), RecordError, 'openRecord');
+        const r = await attemptAsync(() => openRecord(blob), RecordError);
         if (r !== null) {
           // only a change that changed nothing (the same bytes as a signed blob) may open
           const same = (x: Uint8Array, y: Uint8Array) => Buffer.from(x).equals(y);
@@ -1143,7 +1126,7 @@ describe('signed records under hostile blobs', () => {
     for (const deep of [deepArrays(DEEP), deepMaps(DEEP)]) {
       for (const payload of [deep, embed(base, 'w', deep), embed(base, 'v', deep)]) {
         const blob = await signPayload(payload);
-        expect(await attemptAsync(() => openRecord(blob), RecordError, 'deep record')).toBeNull();
+        expect(await attemptAsync(() => openRecord(blob), RecordError)).toBeNull();
       }
     }
   });
@@ -1156,56 +1139,64 @@ describe('a profile of a million attributes', () => {
     w = Array.from({ length: MILLION }, (_, i) => [`a${i}`, 1]);
   });
   const refused = /holds 1000000 attributes, more than 4096/;
-  /** A refusal by the limits: a count, not a walk over every attribute. */
-  const LIMIT_MS = 300;
 
-  function timed<T>(fn: () => T): { ms: number; thrown: unknown } {
-    const start = performance.now();
-    let thrown: unknown;
+  function thrownBy(fn: () => unknown): unknown {
     try {
       fn();
     } catch (err) {
-      thrown = err;
+      return err;
     }
-    return { ms: performance.now() - start, thrown };
+    return undefined;
   }
 
-  it('profileFromWire refuses it from the count alone', () => {
-    const { ms, thrown } = timed(() => profileFromWire({ w }));
+  /** `target` behind a proxy that counts reads of its entries (a list's length is not one). */
+  function counted<T extends object>(target: T): { value: T; reads: () => number } {
+    let reads = 0;
+    const value = new Proxy(target, {
+      get(t, prop, receiver) {
+        if (prop !== 'length' && typeof prop === 'string') reads++;
+        return Reflect.get(t, prop, receiver);
+      },
+    });
+    return { value, reads: () => reads };
+  }
+
+  it('profileFromWire refuses it from the count alone, reading no attribute', () => {
+    const attrs = counted(w);
+    const thrown = thrownBy(() => profileFromWire({ w: attrs.value }));
     expect(checkThrown(thrown, FieldError).message).toMatch(refused);
-    expect(ms).toBeLessThan(LIMIT_MS);
-    const rel = timed(() =>
-      profileFromWire({ w: [['a', 1]], r: Array.from({ length: 200_000 }, () => ['a', 'b', 1]) }),
+    expect(attrs.reads()).toBe(0);
+    const rels = counted(
+      Array.from({ length: 200_000 }, (): [string, string, number] => ['a', 'b', 1]),
     );
-    expect(checkThrown(rel.thrown, FieldError).message).toMatch(/holds 200000 relations/);
-    expect(rel.ms).toBeLessThan(LIMIT_MS);
+    const rel = thrownBy(() => profileFromWire({ w: [['a', 1]], r: rels.value }));
+    expect(checkThrown(rel, FieldError).message).toMatch(/holds 200000 relations/);
+    expect(rels.reads()).toBe(0);
   });
 
   it('parseProfile refuses it after counting the keys (no attribute is read)', () => {
-    const weights = Object.fromEntries(w);
-    const { ms, thrown } = timed(() => parseProfile({ weights }));
+    const weights = counted(Object.fromEntries(w));
+    const thrown = thrownBy(() => parseProfile({ weights: weights.value }));
     expect(checkThrown(thrown, ProfileError).message).toMatch(refused);
-    // Object.keys of a million-key object is the whole cost (~0.3 s unloaded)
-    expect(ms).toBeLessThan(SLOW_MS);
+    expect(weights.reads()).toBe(0);
   });
 
   it('openRecord refuses it signed by its owner, before validating every entry', async () => {
     const key = await generateKeyPair('Ed25519');
     const owner = publicKeyToProtobuf(key.publicKey);
     const nonce = new Uint8Array(NONCE_BYTES);
-    const payload = encode({ t: 'd', id: communityId(owner, nonce), n: nonce, v: 1, w });
+    // The last entry is malformed: validated first, it would be the error; counted first, the
+    // count is.
+    const entries = [...w.slice(0, -1), ['last', 'heavy']];
+    const payload = encode({ t: 'd', id: communityId(owner, nonce), n: nonce, v: 1, w: entries });
     const sig = await key.sign(Buffer.concat([SIGNING_DOMAIN, payload]));
-    const start = performance.now();
     let thrown: unknown;
     try {
       await openRecord({ payload, owner, sig });
     } catch (err) {
       thrown = err;
     }
-    const ms = performance.now() - start;
     expect(checkThrown(thrown, RecordError).message).toMatch(refused);
-    // decoding the 10 MB of CBOR is the cost (a frame is at most 2 MiB: this never arrives)
-    expect(ms).toBeLessThan(SLOW_MS);
   });
 
   it('decodeRequest takes it (the codec knows no limits; the frame limit bounds it)', () => {
@@ -1217,16 +1208,13 @@ describe('a profile of a million attributes', () => {
       profile: { w },
       k: 5,
     });
-    const start = performance.now();
     const req = decodeRequest(frame);
-    const ms = performance.now() - start;
     expect(req.t === 'query' && req.profile.w.length).toBe(MILLION);
-    expect(ms).toBeLessThan(5 * SLOW_MS);
-    // …and the query handler's profileFromWire refuses it at once
-    const { ms: refuse, thrown } = timed(
-      () => req.t === 'query' && profileFromWire(req.profile, { maxAttributes: 4096 }),
-    );
+    // …and the query handler's profileFromWire refuses it from the count alone
+    if (req.t !== 'query') throw new Error('not a query');
+    const attrs = counted(req.profile.w);
+    const thrown = thrownBy(() => profileFromWire({ w: attrs.value }, { maxAttributes: 4096 }));
     expect(checkThrown(thrown, FieldError).message).toMatch(refused);
-    expect(refuse).toBeLessThan(LIMIT_MS);
+    expect(attrs.reads()).toBe(0);
   });
 });

@@ -40,5 +40,5 @@ describe('churn', () => {
         expect(best?.similarity).toBe(1);
       }
     }
-  }, 150_000);
+  });
 });

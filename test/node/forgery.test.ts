@@ -12,7 +12,7 @@ import { signRecord } from '../../src/net/records.ts';
 import { CidxNode } from '../../src/node/node.ts';
 import type { OwnedCommunity } from '../../src/node/ownership.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
-import { startSwarm, stopAll, variedProfiles, waitFor } from '../support/swarm.ts';
+import { startSwarm, stopAll, TEST_TIMING, variedProfiles, waitFor } from '../support/swarm.ts';
 
 /**
  * Hostile writes sent straight to the nodes that hold a community's records: none may change
@@ -39,20 +39,21 @@ describe('forged and replayed writes change nothing', () => {
       encryption: 'plaintext',
       privateKey: ownerKey,
       bootstrap: (nodes[0] as CidxNode).addrs,
+      timing: TEST_TIMING,
     });
     await owner.start();
     nodes.push(owner);
-    await waitFor(() => owner.info().peers.profiles >= 3, 10_000, 'routing table');
+    await waitFor(() => owner.info().peers.profiles >= 3, undefined, 'routing table');
     attacker = nodes[4] as CidxNode;
     client = new IndexClient(
       attacker.libp2p,
-      { timeoutMs: 5000, maxFrameBytes: 1 << 20 },
+      { timeoutMs: 30_000, maxFrameBytes: 1 << 20 },
       new Meter(),
     );
     id = (await owner.create(p1)).id;
     v1 = owner.owned(id) as OwnedCommunity;
     await owner.update(id, p2);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await stopAll(nodes);

@@ -4,6 +4,7 @@ import { blobToWire, WIRE_VERSION } from '../../src/net/codec.ts';
 import { Meter } from '../../src/net/meter.ts';
 import type { CidxNode } from '../../src/node/node.ts';
 import type { OwnedCommunity } from '../../src/node/ownership.ts';
+import { FakeClock } from '../support/clock.ts';
 import { startSwarm, stopAll, variedProfiles, waitFor } from '../support/swarm.ts';
 
 let nodes: CidxNode[] = [];
@@ -13,24 +14,44 @@ afterEach(async () => {
 
 describe('record lifetime', () => {
   it('records expire after their TTL unless their owner republishes them', async () => {
-    nodes = await startSwarm(5, {
-      timing: {
-        republishIntervalMs: 500,
-        recordTtlMs: 1500,
-        tombstoneTtlMs: 3000,
-        expireIntervalMs: 100,
-        closestCacheMs: 0,
-      },
-    });
+    // The nodes' clock and timers move only when the test moves them.
+    const clock = new FakeClock();
+    nodes = await startSwarm(5, { clock });
+    const { republishIntervalMs, recordTtlMs, expireIntervalMs } = (nodes[0] as CidxNode).timing;
     const [p, q] = variedProfiles(2, 20, 31);
     const kept = await (nodes[0] as CidxNode).create(p);
     const orphan = await (nodes[1] as CidxNode).create(q);
     expect((await (nodes[2] as CidxNode).search(q))[0]?.id).toBe(orphan.id);
+    const orphanKeys = ((nodes[1] as CidxNode).owned(orphan.id) as OwnedCommunity).keys;
     await (nodes[1] as CidxNode).stop(); // the owner is gone: nobody republishes q
-    await new Promise((r) => setTimeout(r, 2500));
+    const live = [nodes[0], nodes[2], nodes[3], nodes[4]] as CidxNode[];
+    // Copies held by the live nodes, expired or not (only a sweep removes them).
+    const copies = () =>
+      live.reduce(
+        (sum, n) =>
+          sum +
+          orphanKeys.filter((k) =>
+            [...n.table.descriptors(k, Number.NEGATIVE_INFINITY)].some((d) => d.id === orphan.id),
+          ).length,
+        0,
+      );
+    expect(copies()).toBeGreaterThan(0);
+    const republished: number[] = [];
+    (nodes[0] as CidxNode).on('republished', (r) => republished.push(r.communities));
+
+    // Just before the TTL runs out both are there: the orphan's copies still live.
+    await clock.advance(recordTtlMs - expireIntervalMs);
+    expect((await (nodes[3] as CidxNode).search(q))[0]?.id).toBe(orphan.id);
+
+    // One sweep after it, the orphan is gone from every node; the owner's rounds kept the other.
+    await clock.advance(2 * expireIntervalMs);
+    expect(republished).toEqual(
+      Array(Math.floor((recordTtlMs + expireIntervalMs) / republishIntervalMs)).fill(1),
+    );
     expect((await (nodes[3] as CidxNode).search(p))[0]?.id).toBe(kept.id);
     expect((await (nodes[3] as CidxNode).search(q)).map((r) => r.id)).not.toContain(orphan.id);
-    for (const n of [nodes[0], nodes[2], nodes[3], nodes[4]] as CidxNode[]) {
+    expect(copies()).toBe(0);
+    for (const n of live) {
       expect(n.info().stored.contacts).toBeLessThanOrEqual(1);
     }
   });
@@ -63,12 +84,12 @@ describe('notifications', () => {
     const second = await (nodes[1] as CidxNode).create(b);
     await waitFor(
       () => (nodes[0] as CidxNode).notifications().length === 1,
-      5000,
+      undefined,
       'the first notification',
     );
     const client = new IndexClient(
       (nodes[2] as CidxNode).libp2p,
-      { timeoutMs: 5000, maxFrameBytes: 1 << 20 },
+      { timeoutMs: 30_000, maxFrameBytes: 1 << 20 },
       new Meter(),
     );
     const descriptor = ((nodes[1] as CidxNode).owned(second.id) as OwnedCommunity).descriptor;
@@ -101,7 +122,7 @@ describe('removals reach every holder', () => {
     ) as CidxNode;
     const client = new IndexClient(
       owner.libp2p,
-      { timeoutMs: 5000, maxFrameBytes: 1 << 20 },
+      { timeoutMs: 30_000, maxFrameBytes: 1 << 20 },
       new Meter(),
     );
     const res = await client.request(outsider.peerId, {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CidxNode } from '../../src/node/node.ts';
 import { NodeStorage } from '../../src/node/storage.ts';
-import { variedProfiles, waitFor } from '../support/swarm.ts';
+import { TEST_TIMING, variedProfiles, waitFor } from '../support/swarm.ts';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -18,7 +18,7 @@ async function diskNode(dir: string, bootstrap: string[] = [], port = 0) {
       transport: 'tcp',
       listen: [`/ip4/127.0.0.1/tcp/${port}`],
       bootstrap,
-      timing: { requestTimeoutMs: 3000 },
+      timing: TEST_TIMING,
     },
     storage,
   );
@@ -37,7 +37,7 @@ describe('a node on disk', () => {
     const dirB = mkdtempSync(join(tmpdir(), 'cidx-b-'));
     const a = await diskNode(dirA);
     const b = await diskNode(dirB, a.node.addrs);
-    await waitFor(() => a.node.info().peers.profiles > 0, 10_000, 'peers');
+    await waitFor(() => a.node.info().peers.profiles > 0, undefined, 'peers');
     const [p, q] = variedProfiles(2, 20, 61, 1);
     const mine = await a.node.create(p);
     const theirs = await b.node.create(q); // notifies a's community

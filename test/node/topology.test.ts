@@ -4,7 +4,7 @@ import { INDEX_PROTOCOL } from '../../src/net/codec.ts';
 import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
 import { NotOwnerError, SwarmMismatchError } from '../../src/node/errors.ts';
 import { CidxNode } from '../../src/node/node.ts';
-import { startSwarm, stopAll, variedProfiles, waitFor } from '../support/swarm.ts';
+import { startSwarm, stopAll, TEST_TIMING, variedProfiles, waitFor } from '../support/swarm.ts';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -18,7 +18,7 @@ async function memoryNode(
     transport: 'memory',
     listen: [`/memory/topo-${randomBytes(4).toString('hex')}`],
     encryption: 'plaintext',
-    timing: { requestTimeoutMs: 3000, lookupTimeoutMs: 5000 },
+    timing: TEST_TIMING,
     ...opts,
   });
   cleanup.push(() => n.stop());
@@ -62,11 +62,11 @@ describe('swarms of unusual shapes', () => {
     const first = nodes[0] as CidxNode;
     const a = await first.create(p);
     await Promise.all([(nodes[1] as CidxNode).stop(), (nodes[2] as CidxNode).stop()]);
-    const started = Date.now();
+    // The dead peers are passed over for the local node (a hang would end at the test timeout).
     expect((await first.search(p))[0]?.id).toBe(a.id);
     const b = await first.create(q);
+    expect(b.keys.failed).toBe(0);
     expect((await first.search(q))[0]?.id).toBe(b.id);
-    expect(Date.now() - started).toBeLessThan(30_000);
   });
 
   it('refuses to join a swarm with other parameters, with a clear error', async () => {
@@ -90,7 +90,7 @@ describe('swarms of unusual shapes', () => {
     const stray = await memoryNode({ swarm: { k: 7 } });
     await stray.start();
     await stray.libp2p.dial((good[0] as CidxNode).libp2p.getMultiaddrs()[0] as never);
-    await waitFor(() => stray.info().peers.foreign > 0, 10_000, 'the parameters check');
+    await waitFor(() => stray.info().peers.foreign > 0, undefined, 'the parameters check');
     const [p] = variedProfiles(1, 20, 5);
     await expect(stray.search(p)).rejects.toThrow(SwarmMismatchError);
     // and the swarm itself keeps working around the stray node
@@ -123,7 +123,7 @@ describe('swarms of unusual shapes', () => {
     await waitFor(
       () =>
         nodes.filter((n) => n.libp2p.getPeers().some((p) => p.equals(plain.peerId))).length >= 3,
-      15_000,
+      undefined,
       'the plain peer in the swarm',
     );
     const profiles = variedProfiles(10, 20, 7);
@@ -146,6 +146,7 @@ describe('the real transport stack', () => {
         transport: 'tcp',
         listen: ['/ip4/127.0.0.1/tcp/0'],
         bootstrap,
+        timing: TEST_TIMING,
       });
       cleanup.push(() => n.stop());
       await n.start();
@@ -156,7 +157,7 @@ describe('the real transport stack', () => {
     const c = await make(a.addrs);
     await waitFor(
       () => [a, b, c].every((n) => n.info().peers.profiles >= 2),
-      15_000,
+      undefined,
       'routing tables',
     );
     expect(a.addrs[0]).toMatch(/^\/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/12D3/);

@@ -10,7 +10,7 @@ import {
   spawnNode,
   stop,
 } from '../support/process.ts';
-import { variedProfiles } from '../support/swarm.ts';
+import { variedProfiles, WAIT_MS } from '../support/swarm.ts';
 
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `cidx-${name}-`));
 const base = ['--rpc', '127.0.0.1:0', '--listen', '/ip4/127.0.0.1/tcp/0'];
@@ -27,7 +27,7 @@ describe('three cidx node processes on 127.0.0.1, driven through JSON-RPC', () =
     a = await spawnNode([...base, '--data', dirA]);
     b = await spawnNode([...base, '--data', tmp('b'), '--bootstrap', a.ready.addrs[0] as string]);
     c = await spawnNode([...base, '--data', tmp('c'), '--bootstrap', a.ready.addrs[0] as string]);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await Promise.all([a, b, c].map((p) => p && stop(p)));
@@ -199,7 +199,8 @@ describe('kill -9 in the middle of writes', () => {
     // Every community the store holds — acknowledged or caught mid-create — is whole: version 1,
     // one of the profiles sent, and (once the restart's republish ran) found by its own profile.
     const sent = new Set(profiles.map((p) => JSON.stringify(p.weights)));
-    const end = Date.now() + 30_000;
+    // Polled until the restart's republish has run (a bound on a hang, not a speed target).
+    const end = Date.now() + WAIT_MS;
     for (const { id } of listed) {
       const got = await client(n).communityGet({ id });
       expect(got.version).toBe(1);

@@ -54,7 +54,7 @@ export function launchNode(args: string[], env: Record<string, string> = {}): La
 export async function spawnNode(
   args: string[],
   env: Record<string, string> = {},
-  timeoutMs = 30_000,
+  timeoutMs = 60_000,
 ): Promise<NodeProcess> {
   const n = launchNode(args, env);
   let timer: NodeJS.Timeout | undefined;
@@ -86,10 +86,14 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Runs `cidx node` expecting it to fail; returns exit code and stderr. */
+/**
+ * Runs `cidx node` expecting it to fail; returns exit code and stderr. A process still running
+ * after `timeoutMs` is killed (its code is then the signal's name).
+ */
 export async function runNodeExpectingFailure(
   args: string[],
   env: Record<string, string> = {},
+  timeoutMs = 60_000,
 ): Promise<{ code: number | string; stderr: string; stdout: string }> {
   const proc = spawn(process.execPath, [CLI, 'node', ...args], { env: { ...process.env, ...env } });
   let stderr = '';
@@ -100,9 +104,10 @@ export async function runNodeExpectingFailure(
   proc.stdout.on('data', (d) => {
     stdout += d.toString();
   });
+  const kill = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
   const code = await new Promise<number | string>((resolve) =>
     proc.on('exit', (c, s) => resolve(c ?? (s as string))),
-  );
+  ).finally(() => clearTimeout(kill));
   return { code, stderr, stdout };
 }
 

@@ -3,6 +3,7 @@ import type { KadDHTInit } from '@libp2p/kad-dht';
 import type { SwarmParams } from '../../src/index/swarm.ts';
 import type { Limits, Timing } from '../../src/node/config.ts';
 import { CidxNode } from '../../src/node/node.ts';
+import type { FakeClock } from './clock.ts';
 
 export interface SwarmOptions {
   swarm?: Partial<SwarmParams>;
@@ -11,6 +12,8 @@ export interface SwarmOptions {
   dht?: Partial<KadDHTInit>;
   /** Peers each new node bootstraps to, besides the first node (default 2). */
   extraBootstrap?: number;
+  /** The clock and scheduler of every node (default: real time). */
+  clock?: FakeClock;
 }
 
 /**
@@ -28,9 +31,10 @@ export async function startSwarm(count: number, o: SwarmOptions = {}): Promise<C
       encryption: 'plaintext',
       bootstrap,
       ...(o.swarm ? { swarm: o.swarm } : {}),
-      timing: { requestTimeoutMs: 5_000, lookupTimeoutMs: 10_000, ...o.timing },
+      timing: { ...TEST_TIMING, ...o.timing },
       ...(o.limits ? { limits: o.limits } : {}),
       ...(o.dht ? { dht: o.dht } : {}),
+      ...(o.clock ? { now: o.clock.now, scheduler: o.clock } : {}),
     });
     await n.start();
     return n;
@@ -46,7 +50,8 @@ export async function startSwarm(count: number, o: SwarmOptions = {}): Promise<C
   }
   await waitFor(
     () => nodes.every((n) => n.info().peers.profiles >= Math.min(count - 1, 3)),
-    15_000,
+    WAIT_MS,
+    'routing tables',
   );
   return nodes;
 }
@@ -55,9 +60,23 @@ export async function stopAll(nodes: CidxNode[]): Promise<void> {
   await Promise.allSettled(nodes.map((n) => n.stop()));
 }
 
+/**
+ * How long a test waits for something that happens by itself (identify, routing tables, a
+ * delivery) before it fails: only a bound on a hang, never a speed target, so it is generous.
+ */
+export const WAIT_MS = 120_000;
+
+/**
+ * Request and lookup bounds of test nodes. They bound real I/O, and no test relies on them
+ * firing (a stopped memory-transport peer refuses at once); at the defaults (10 s, 20 s) a
+ * lookup on a heavily loaded 2-core machine could run out and a search miss what it should find.
+ */
+export const TEST_TIMING = { requestTimeoutMs: 60_000, lookupTimeoutMs: 120_000 } as const;
+
+/** Waits until `cond` holds, polling it; fails after `timeoutMs` (a bound on a hang). */
 export async function waitFor(
   cond: () => boolean,
-  timeoutMs: number,
+  timeoutMs = WAIT_MS,
   what = 'condition',
 ): Promise<void> {
   const end = Date.now() + timeoutMs;
