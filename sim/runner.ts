@@ -649,11 +649,6 @@ class Run {
     const l: Partial<Limits> = {};
     if (this.params.queryReplicas !== undefined) l.queryReplicas = this.params.queryReplicas;
     if (this.params.concurrency !== undefined) l.concurrency = this.params.concurrency;
-    if (this.params.seenFilter !== undefined) l.seenFilterBytes = this.params.seenFilter;
-    if (this.params.brief !== undefined) l.briefReplies = this.params.brief;
-    if (this.params.responderK !== undefined) l.responderK = this.params.responderK;
-    if (this.params.reuse !== undefined) l.reuseConnections = this.params.reuse;
-    if (this.params.float32 !== undefined) l.queryFloat32 = this.params.float32;
     return l;
   }
 

@@ -13,6 +13,7 @@ import { plaintext } from '@libp2p/plaintext';
 import { tcp } from '@libp2p/tcp';
 import type { Datastore } from 'interface-datastore';
 import { createLibp2p, type Libp2p } from 'libp2p';
+import { SETTINGS } from '../settings/table.ts';
 
 export const PROFILES_DHT_PROTOCOL = '/cidx/profiles/kad/1.0.0';
 export const ADDRESSES_DHT_PROTOCOL = '/cidx/addresses/kad/1.0.0';
@@ -71,7 +72,7 @@ function dhtInit(
     // ProfilesDHT bytes per search from 101 to 29 KiB, with the same search results
     // (docs/BENCHMARKS.md, bench:baseline). A node with more replicas asks for more (node.ts).
     kBucketSize: 4,
-    alpha: 3,
+    alpha: SETTINGS.dht.alpha.default,
     datastorePrefix: `/dht-${name}`,
     logPrefix: `libp2p:dht-${name}`,
     metricsPrefix: `libp2p_dht_${name}`,

@@ -142,7 +142,6 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       {
         timeoutMs: this.timing.requestTimeoutMs,
         maxFrameBytes: this.limits.maxFrameBytes,
-        reuseConnections: this.limits.reuseConnections === 1,
       },
       this.meter,
     );

@@ -4,6 +4,7 @@
  */
 import type { PeerId } from '@libp2p/interface';
 import pLimit from 'p-limit';
+import { MAX_SEEN_BYTES } from '../index/seen-filter.ts';
 import { indexKeys } from '../keys/index-keys.ts';
 import { type Request, WIRE_VERSION } from '../net/codec.ts';
 import { profileToWire } from '../net/wire-profile.ts';
@@ -38,9 +39,9 @@ export async function searchCommunities(
   profile: Profile,
   k: number,
 ): Promise<CommunityResult[]> {
-  const brief = ctx.limits.briefReplies === 1;
+  const brief = true;
   const keys = indexKeys(profile, ctx.swarm.params.index);
-  const wire = profileToWire(profile, { float32: ctx.limits.queryFloat32 === 1 });
+  const wire = profileToWire(profile);
   const limit = pLimit(ctx.limits.concurrency);
   const got = new ReturnedDescriptors(ctx);
   const claims = new Map<string, Claim>();
@@ -56,14 +57,14 @@ export async function searchCommunities(
     if (asked.has(id) && req.t === 'query') repeatQueries++;
     asked.add(id);
   };
-  const answerK = ctx.limits.responderK > 0 ? ctx.limits.responderK : k;
+  const answerK = k;
   await Promise.all(
     keys.map((key) =>
       limit(async () => {
         try {
           // What earlier keys returned goes along as a filter: peers leave it out (the same
           // communities sit under many of a profile's keys). Summaries are too small to filter.
-          const seen = brief ? null : got.seenFilter(ctx.limits.seenFilterBytes);
+          const seen = brief ? null : got.seenFilter(MAX_SEEN_BYTES);
           const query: Request = {
             v: WIRE_VERSION,
             swarm: ctx.swarm.digest,

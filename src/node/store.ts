@@ -59,7 +59,7 @@ export async function storeUnderKeys(
     storedKeys: 0,
     failedKeys: 0,
   };
-  const brief = ctx.limits.briefReplies === 1 && s > 0;
+  const brief = s > 0;
   await Promise.all(
     keys.map((key) =>
       limit(async () => {
