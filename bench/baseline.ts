@@ -16,7 +16,7 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runScenario } from '../sim/runner.ts';
+import { runScenario } from '../sim/interpreter.ts';
 import { parseScenario } from '../sim/scenario.ts';
 import { runChild } from './child.ts';
 import { DATA_DIR } from './eval/publish.ts';

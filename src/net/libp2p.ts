@@ -15,8 +15,9 @@ import type { Datastore } from 'interface-datastore';
 import { createLibp2p, type Libp2p } from 'libp2p';
 import { SETTINGS } from '../settings/table.ts';
 
-export const PROFILES_DHT_PROTOCOL = '/cidx/profiles/kad/1.0.0';
-export const ADDRESSES_DHT_PROTOCOL = '/cidx/addresses/kad/1.0.0';
+import { ADDRESSES_DHT_PROTOCOL, PROFILES_DHT_PROTOCOL } from './protocols.ts';
+
+export { ADDRESSES_DHT_PROTOCOL, PROFILES_DHT_PROTOCOL };
 
 export type CidxServices = {
   identify: ReturnType<ReturnType<typeof identify>>;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { runSimulation } from '../../sim/cli.ts';
-import { runScenario } from '../../sim/runner.ts';
+import { runScenario } from '../../sim/interpreter.ts';
 import { parseScenario } from '../../sim/scenario.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cidx-sim-'));
