@@ -148,7 +148,7 @@ describe('the settings table', () => {
       if (bad === null) return;
       expect(() => envToConfig({ [envName(s)]: bad })).toThrow(UsageError);
       expect(() => envToConfig({ [envName(s)]: bad })).toThrow(
-        new RegExp(`^${envName(s)}: ${escape(ruleOf(s))}, not `),
+        new RegExp(`^${envName(s)}: ${escapeRegExp(ruleOf(s))}, not `),
       );
       const err = await printConfig([`--${s.flag}`, bad]).catch((x: unknown) => x);
       // A flag's value is checked as it is read; a list's length once all its flags are in.
@@ -250,6 +250,6 @@ describe('the settings table', () => {
   });
 });
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
