@@ -14,7 +14,7 @@ import {
   showValue,
   splitList,
 } from '../settings/kinds.ts';
-import { SETTINGS } from '../settings/table.ts';
+import { MAX_DURATION_MS, SETTINGS } from '../settings/table.ts';
 import { type Entry, entriesOf, setPath } from '../settings/tree.ts';
 import { UsageError } from './io.ts';
 
@@ -115,4 +115,4 @@ Every setting can also come from the environment, CIDX_ and its flag in upper ca
 (CIDX_LSH_N=20, CIDX_RECORD_TTL=2h; lists comma-separated), or from a --config JSON file under
 the key --print-config shows. Precedence: flags > environment > --config file > defaults.
 Durations take a unit (250ms, 10s, 30m, 2h) or a number of milliseconds; the config file holds
-milliseconds. Longest duration: ${showDuration(24 * 24 * 3_600_000)}.`;
+milliseconds. Longest duration: ${showDuration(MAX_DURATION_MS)}.`;
