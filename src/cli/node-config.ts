@@ -11,8 +11,6 @@ import { type NodeSettings, SETTINGS, TIMING_RULES } from '../settings/table.ts'
 import { defaultsOf, isSetting, type SettingTree } from '../settings/tree.ts';
 import { UsageError } from './io.ts';
 
-export { LOG_LEVELS } from '../settings/table.ts';
-
 export type NodeConfig = NodeSettings;
 
 /** Largest config file read. */
