@@ -1,4 +1,4 @@
-/** The report as GitHub-flavoured Markdown. */
+/** report.md: the report's sections as GitHub-flavoured Markdown tables, escaped for it. */
 import { sections, summaryLine, type Table } from './sections.ts';
 import type { SimReport } from './types.ts';
 
