@@ -16,7 +16,7 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runScenario } from '../sim/runner.ts';
+import { runScenario } from '../sim/interpreter.ts';
 import { parseScenario } from '../sim/scenario.ts';
 import { runChild } from './child.ts';
 import { DATA_DIR } from './eval/publish.ts';
@@ -26,7 +26,7 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '100' },
     communities: { type: 'string', default: '60' },
     queries: { type: 'string', default: '40' },
-    // More `params` settings (e.g. "brief=0 seenFilter=0" for the first protocol).
+    // More `params` settings (e.g. "bucket=8 alpha=1": kad-dht's k and alpha).
     params: { type: 'string', default: '' },
     // More `timing` settings (e.g. "cache=0ms" turns off the closest-peer cache).
     timing: { type: 'string', default: '' },

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runScenario } from '../sim/runner.ts';
+import { runScenario } from '../sim/interpreter.ts';
 import { parseScenario } from '../sim/scenario.ts';
 
 const SEARCHES = 50;

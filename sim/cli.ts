@@ -1,8 +1,8 @@
 /** `cidx sim <scenario> [--out <dir>] [--seed <n>] [--stack-traces]`: parse, run, report; returns the exit code. */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { writeReports } from './report.ts';
-import { runScenario } from './runner.ts';
+import { runScenario } from './interpreter.ts';
+import { writeReports } from './report/write.ts';
 import { parseScenario, ScenarioError } from './scenario.ts';
 
 export interface SimOptions {

@@ -7,7 +7,19 @@ import { dirname, resolve } from 'node:path';
 import { parseProfile } from '../src/profile/parse.ts';
 import { Profile, type Relation } from '../src/profile/profile.ts';
 import { Rng } from './random.ts';
-import type { DatasetSource } from './scenario.ts';
+
+/** Where a data set's profiles come from (the `dataset` statement). */
+export type DatasetSource =
+  | { kind: 'file'; path: string }
+  | {
+      kind: 'synthetic';
+      count: number;
+      size: number;
+      topics: number;
+      vocabulary: number;
+      matrix: boolean;
+    }
+  | { kind: 'perturb'; of: string; count: number; keep: number; noise: number };
 
 export interface DatasetEntry {
   /** The line's `id` field, or `<dataset>#<index>`. */

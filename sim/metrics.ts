@@ -1,4 +1,7 @@
 /** Accumulators of what a run measures, and the small statistics the report needs. */
+
+import { shortProtocolName } from '../src/net/protocols.ts';
+import type { ProtocolTraffic } from '../src/net/wire-meter.ts';
 import type { SearchScore } from './ground-truth.ts';
 
 export class OpStats {
@@ -113,4 +116,63 @@ export function opMetrics(
   change('create', create);
   if (update !== undefined && update.count + update.failed > 0) change('update', update);
   return m;
+}
+
+/** The three operations a run measures. */
+export interface OpGroup {
+  search: OpStats;
+  create: OpStats;
+  update: OpStats;
+}
+
+const group = (): OpGroup => ({
+  search: new OpStats(),
+  create: new OpStats(),
+  update: new OpStats(),
+});
+
+/** Every operation's statistics: the run's, and those of each `label=` (`before.search.…`). */
+export class OpBook {
+  readonly all = group();
+  readonly labels = new Map<string, OpGroup>();
+
+  /** Where one command's operations count: the run's totals, and its label's if it has one. */
+  groups(label: string | undefined): OpGroup[] {
+    if (label === undefined) return [this.all];
+    let l = this.labels.get(label);
+    if (l === undefined) {
+      l = group();
+      this.labels.set(label, l);
+    }
+    return [this.all, l];
+  }
+
+  metrics(): Record<string, number> {
+    const m = opMetrics('', this.all.search, this.all.create, this.all.update);
+    for (const [label, g] of this.labels)
+      Object.assign(m, opMetrics(`${label}.`, g.search, g.create, g.update));
+    return m;
+  }
+}
+
+/** Charges the wire traffic of a command (all protocols, all nodes) to its operations. */
+export function chargeTraffic(
+  stats: OpStats[],
+  before: Record<string, ProtocolTraffic>,
+  after: Record<string, ProtocolTraffic>,
+): void {
+  for (const [proto, t] of Object.entries(after)) {
+    const sends = t.sends - (before[proto]?.sends ?? 0);
+    const bytes = t.bytes - (before[proto]?.bytes ?? 0);
+    if (sends === 0 && bytes === 0) continue;
+    const short = shortProtocolName(proto);
+    for (const s of stats) {
+      s.sends += sends;
+      s.bytes += bytes;
+      const p = s.byProtocol.get(short) ?? { sends: 0, bytes: 0 };
+      p.sends += sends;
+      p.bytes += bytes;
+      s.byProtocol.set(short, p);
+    }
+  }
 }

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
-import { renderSvg } from '../../sim/report.ts';
+import { renderSvg } from '../../sim/report/charts.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
 import type { Profile } from '../../src/profile/profile.ts';
 

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runScenario } from '../../sim/runner.ts';
+import { runScenario } from '../../sim/interpreter.ts';
 import { parseScenario } from '../../sim/scenario.ts';
 import type { IndexParams } from '../../src/keys/params.ts';
 import { runChild } from '../child.ts';

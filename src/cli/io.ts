@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { parseJsonLines } from '../profile/documents.ts';
+import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
 /** An error meant for the user: printed as one line, with the given exit code. */
 export class UsageError extends Error {
@@ -54,18 +54,6 @@ export async function readJsonValues(path: string): Promise<{ where: string; val
     } catch (err) {
       throw new UsageError((err as Error).message, 1);
     }
-  }
-}
-
-/** Writes a file through a temporary file and a rename: nobody ever sees half of it. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    await writeFile(tmp, text, { flag: 'wx' });
-    await rename(tmp, path);
-  } catch (err) {
-    await unlink(tmp).catch(() => {});
-    throw err;
   }
 }
 

@@ -1,117 +1,60 @@
 /**
- * Settings of `cidx node`, from (lowest to highest precedence) defaults, a JSON config file,
- * environment variables and flags; validated as a whole so an error names the setting.
+ * Settings of `cidx node`, from (lowest to highest precedence) the defaults, a JSON config file,
+ * environment variables and flags; validated as a whole, so an error names the setting. The
+ * config file's schema is built from the settings table.
  */
+import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { FAMILIES } from '../keys/params.ts';
-import { RELAY_RANGES } from '../net/relay.ts';
-import type { NodeOptions } from '../node/config.ts';
-import { isLoopback, tokenProblem } from '../rpc/guard.ts';
+import { type NodeOptions, nodeOptionsFrom } from '../node/config.ts';
+import { isLoopback } from '../rpc/guard.ts';
+import { problemOf, ruleOf, type Setting } from '../settings/kinds.ts';
+import { type NodeSettings, SETTINGS, TIMING_RULES } from '../settings/table.ts';
+import { defaultsOf, isSetting, type SettingTree } from '../settings/tree.ts';
+import { UsageError } from './io.ts';
 
-export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+export type NodeConfig = NodeSettings;
 
-const positiveMs = z.number().positive();
-export const configSchema = z.strictObject({
-  listen: z.array(z.string()).min(1),
-  bootstrap: z.array(z.string()),
-  rpc: z
-    .string()
-    .regex(/^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:7070'),
-  data: z.string().min(1).optional(),
-  index: z.enum(['attribute', 'lsh']),
-  lsh: z.strictObject({
-    n: z.number().int().min(1).max(1024),
-    m: z.number().int().min(1).max(64),
-    seed: z.string().min(1),
-    family: z.enum(FAMILIES),
-    bits: z.union([z.literal(8), z.literal(16), z.literal(32), z.literal(64)]),
-  }),
-  k: z.number().int().min(1).max(1000),
-  l: z.number().int().min(0).max(1000),
-  s: z.number().int().min(0).max(1000),
-  replicas: z.number().int().min(1).max(8),
-  timing: z
-    .strictObject({
-      requestTimeoutMs: positiveMs,
-      lookupTimeoutMs: positiveMs,
-      republishIntervalMs: positiveMs,
-      recordTtlMs: positiveMs,
-      tombstoneTtlMs: positiveMs,
-      expireIntervalMs: positiveMs,
-      bootstrapRetryMs: positiveMs,
-      closestCacheMs: z.number().min(0),
-    })
-    .partial(),
-  limits: z
-    .strictObject({
-      maxFrameBytes: z.number().int().min(4096),
-      maxAttributes: z.number().int().min(1),
-      maxRelations: z.number().int().min(1),
-      concurrency: z.number().int().min(1),
-      queryReplicas: z.number().int().min(1),
-      inboxCapacity: z.number().int().min(1),
-      inboxFilterCells: z.number().int().min(1024),
-      maxInboundStreams: z.number().int().min(1),
-      quotaPerOwnerPerKey: z.number().int().min(1),
-      quotaPerOwner: z.number().int().min(1),
-      peerRequestsPerSecond: z.number().int().min(1),
-    })
-    .partial(),
-  rpcMaxBodyBytes: z.number().int().min(1024),
-  logLevel: z.enum(LOG_LEVELS),
-  // RPC port access and operation (src/rpc/guard.ts, src/rpc/metrics.ts)
-  rpcToken: z
-    .string()
-    .refine((t) => tokenProblem(t) === undefined, {
-      error: (i) => tokenProblem(String(i.input)) ?? 'invalid',
-    })
-    .optional(),
-  rpcVhosts: z.array(z.string().min(1)),
-  metrics: z.boolean(),
-  // ── reachability, relays, private swarms (src/net/reachability.ts, relay.ts, swarm-key.ts) ──
-  reachability: z.enum(['auto', 'public', 'private']),
-  /** Path of the swarm's pre-shared key file. */
-  swarmKey: z.string().min(1).optional(),
-  /**
-   * Whether `auto` treats the swarm as numbered in private ranges and serves at once (default:
-   * when every bootstrap address is private-range). false: wait for AutoNAT anyway (a NAT test
-   * bed numbered in private ranges).
-   */
-  privateSwarm: z.boolean().optional(),
-  relay: z
-    .strictObject(
-      Object.fromEntries(
-        Object.entries(RELAY_RANGES).map(([k, [min, max]]) => [
-          k,
-          z.number().int().min(min).max(max),
-        ]),
-      ) as Record<keyof typeof RELAY_RANGES, z.ZodNumber>,
-    )
-    .partial(),
-  // ── end of reachability settings ──
-});
-export type NodeConfig = z.infer<typeof configSchema>;
+/** Largest config file read. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
-export const DEFAULT_CONFIG: NodeConfig = {
-  listen: ['/ip4/127.0.0.1/tcp/0'],
-  bootstrap: [],
-  rpc: '127.0.0.1:7070',
-  index: 'lsh',
-  lsh: { n: 20, m: 1, seed: 'cidx', family: 'oph', bits: 64 },
-  k: 5,
-  l: 3,
-  s: 5,
-  replicas: 3,
-  timing: {},
-  limits: {},
-  rpcMaxBodyBytes: 8 * 1024 * 1024,
-  logLevel: 'warn',
-  rpcVhosts: [],
-  metrics: true,
-  // ── reachability settings ──
-  reachability: 'auto',
-  relay: {},
-};
+/** The zod schema of one setting; every message is the setting's rule. */
+export function schemaOf(s: Setting): z.ZodType {
+  const error = ruleOf(s);
+  let t: z.ZodType;
+  switch (s.kind) {
+    case 'int':
+      t = z.number({ error }).int({ error }).min(s.min, { error }).max(s.max, { error });
+      break;
+    case 'duration':
+      t = z.number({ error }).min(s.min, { error }).max(s.max, { error });
+      break;
+    case 'bool':
+      t = z.boolean({ error });
+      break;
+    case 'text':
+      t = z.string({ error }).refine((v) => problemOf(s, v) === null, { error });
+      break;
+    case 'choice':
+      t = z.literal(s.values as (string | number)[], { error });
+      break;
+    case 'list':
+      t = z.array(z.string({ error }).min(1, { error }), { error }).min(s.minItems, { error });
+      break;
+  }
+  return s.default === undefined ? t.optional() : t;
+}
+
+/** The config file's schema: the table's tree, every object strict (an unknown key is an error). */
+export function schemaOfTree(tree: SettingTree): z.ZodType {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, node] of Object.entries(tree))
+    shape[name] = isSetting(node) ? schemaOf(node) : schemaOfTree(node);
+  return z.strictObject(shape);
+}
+
+export const configSchema = schemaOfTree(SETTINGS);
+
+export const DEFAULT_CONFIG: NodeConfig = defaultsOf(SETTINGS);
 
 /** A setting that cannot be used; the message names it. */
 export class ConfigError extends Error {
@@ -135,7 +78,12 @@ export function resolveConfig(...layers: Record<string, unknown>[]): NodeConfig 
         : issue?.message;
     throw new ConfigError(`${path || 'config'}: ${msg}`);
   }
-  return parsed.data;
+  // Built from the same table as the type: the schema's output is a NodeConfig.
+  const config = parsed.data as NodeConfig;
+  for (const rule of TIMING_RULES)
+    if (!rule.holds(config.timing)) throw new ConfigError(`timing.${rule.field}: ${rule.problem}`);
+  checkRpcAccess(config);
+  return config;
 }
 
 function mergeDeep(
@@ -158,6 +106,29 @@ function isPlain(v: unknown): boolean {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Reads a JSON config file (at most 1 MiB); a problem is a one-line UsageError. */
+export async function readConfigFile(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    if ((await stat(path)).size > MAX_CONFIG_BYTES)
+      throw new UsageError(`--config ${path}: larger than ${MAX_CONFIG_BYTES} bytes`);
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(
+      `--config ${path}: cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  let file: unknown;
+  try {
+    file = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--config ${path}: not valid JSON (${(err as Error).message})`);
+  }
+  if (!isPlain(file)) throw new UsageError(`--config ${path}: must be a JSON object`);
+  return file as Record<string, unknown>;
+}
+
 /** Splits host:port ("[::1]:7070" for IPv6). */
 export function splitHostPort(s: string): { host: string; port: number } {
   const i = s.lastIndexOf(':');
@@ -168,6 +139,20 @@ export function splitHostPort(s: string): { host: string; port: number } {
   return { host, port };
 }
 
+/** What the node library needs from the settings. */
+export function nodeOptions(c: NodeConfig): NodeOptions {
+  return {
+    transport: 'tcp',
+    listen: c.listen,
+    bootstrap: c.bootstrap,
+    ...nodeOptionsFrom(c),
+    // Host settings of a process (the swarm key's bytes are read by node-run.ts).
+    reachability: c.reachability,
+    relay: c.relay,
+    ...(c.privateSwarm === undefined ? {} : { privateSwarm: c.privateSwarm }),
+  };
+}
+
 /** A non-loopback RPC port needs a token: anyone who reaches it could otherwise drive the node. */
 export function checkRpcAccess(c: NodeConfig): void {
   const { host } = splitHostPort(c.rpc);
@@ -175,26 +160,4 @@ export function checkRpcAccess(c: NodeConfig): void {
     throw new ConfigError(
       `rpc: ${c.rpc} is not a loopback address: set --rpc-token (or CIDX_RPC_TOKEN)`,
     );
-}
-
-/** What the node library needs from the settings. */
-export function nodeOptions(c: NodeConfig): NodeOptions {
-  return {
-    transport: 'tcp',
-    listen: c.listen,
-    bootstrap: c.bootstrap,
-    swarm: {
-      index: c.index === 'attribute' ? { mode: 'attribute' } : { mode: 'lsh', ...c.lsh },
-      k: c.k,
-      l: c.l,
-      s: c.s,
-      replicas: c.replicas,
-    },
-    timing: c.timing,
-    limits: c.limits,
-    // ── reachability settings (the swarm key's bytes are read by the command) ──
-    reachability: c.reachability,
-    relay: c.relay,
-    ...(c.privateSwarm === undefined ? {} : { privateSwarm: c.privateSwarm }),
-  };
 }

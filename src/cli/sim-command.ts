@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { runSimulation } from '../../sim/cli.ts';
 import { UsageError } from './io.ts';
 import { intIn } from './options.ts';
 
@@ -33,6 +32,8 @@ Example:
         file: string,
         o: { out?: string; seed?: number; progress: boolean; stackTraces?: boolean },
       ) => {
+        // The simulator (and vega, for its charts) loads only when a simulation runs.
+        const { runSimulation } = await import('../../sim/cli.ts');
         const code = await runSimulation(file, {
           progress: o.progress,
           stackTraces: o.stackTraces === true,

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type IndexParams, ParamsError, resolveIndexParams } from '../keys/params.ts';
+import { problemOf } from '../settings/kinds.ts';
+import { SETTINGS } from '../settings/table.ts';
 
 /** Parameters every node of a swarm must share (thesis k, l, s and the index mode). */
 export interface SwarmParams {
@@ -14,12 +16,18 @@ export interface SwarmParams {
   replicas: number;
 }
 
+/** The defaults of the settings table. */
 export const DEFAULT_SWARM: SwarmParams = {
-  index: { mode: 'lsh', n: 20, m: 1, seed: 'cidx' },
-  k: 5,
-  l: 3,
-  s: 5,
-  replicas: 3,
+  index: {
+    mode: 'lsh',
+    n: SETTINGS.lsh.n.default,
+    m: SETTINGS.lsh.m.default,
+    seed: SETTINGS.lsh.seed.default,
+  },
+  k: SETTINGS.k.default,
+  l: SETTINGS.l.default,
+  s: SETTINGS.s.default,
+  replicas: SETTINGS.replicas.default,
 };
 
 export interface ResolvedSwarm {
@@ -32,19 +40,10 @@ export interface ResolvedSwarm {
 export function resolveSwarm(p: Partial<SwarmParams> = {}): ResolvedSwarm {
   const merged = { ...DEFAULT_SWARM, ...p };
   const index = resolveIndexParams(merged.index);
-  for (const [field, max] of [
-    ['k', 1000],
-    ['l', 1000],
-    ['s', 1000],
-    ['replicas', 20],
-  ] as const) {
-    const v = merged[field];
-    if (!Number.isInteger(v) || v < (field === 'l' || field === 's' ? 0 : 1) || v > max) {
-      throw new ParamsError(
-        field,
-        `must be an integer in [${field === 'l' || field === 's' ? 0 : 1}, ${max}]`,
-      );
-    }
+  // Ranges from the settings table; the parameters may come off the wire, so anything is checked.
+  for (const field of ['k', 'l', 's', 'replicas'] as const) {
+    const problem = problemOf(SETTINGS[field], merged[field]);
+    if (problem !== null) throw new ParamsError(field, problem);
   }
   const params: SwarmParams = {
     index,

@@ -8,12 +8,14 @@ import { decode, encode } from 'cborg';
 import { z } from 'zod';
 import { MAX_SEEN_BYTES, MAX_SEEN_HASHES } from '../index/seen-filter.ts';
 import type { ParseOptions } from '../profile/parse.ts';
+import { MAX_K } from '../settings/table.ts';
 import { STRICT_CBOR } from './records.ts';
 import { checkWireCounts, wireProfileSchema } from './wire-profile.ts';
 
 export const INDEX_PROTOCOL = '/cidx/index/1.0.0';
 export const WIRE_VERSION = 1;
-export const MAX_K = 1000;
+/** The wire's bound on results asked or returned: the settings table's bound on k, l and s. */
+export { MAX_K };
 
 const bytes = z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'must be a byte string');
 export const signedSchema = z.object({ p: bytes, o: bytes, s: bytes });

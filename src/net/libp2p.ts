@@ -23,8 +23,10 @@ import { preSharedKey } from '@libp2p/pnet';
 import type { Datastore } from 'interface-datastore';
 import { createLibp2p, type Libp2p } from 'libp2p';
 import { ParamsError } from '../keys/params.ts';
+import { SETTINGS } from '../settings/table.ts';
 import { slowClosestPeerTagging } from './kad-internals.ts';
 import { connectionGater, type HostTransport, natServices, transports } from './platform.ts';
+import { ADDRESSES_DHT_PROTOCOL, PROFILES_DHT_PROTOCOL } from './protocols.ts';
 import {
   type DhtMode,
   initialDhtMode,
@@ -38,8 +40,7 @@ import { type RelaySettings, resolveRelay } from './relay.ts';
 import { parseSwarmKey } from './swarm-key.ts';
 import { walkPacer } from './walk-pacer.ts';
 
-export const PROFILES_DHT_PROTOCOL = '/cidx/profiles/kad/1.0.0';
-export const ADDRESSES_DHT_PROTOCOL = '/cidx/addresses/kad/1.0.0';
+export { ADDRESSES_DHT_PROTOCOL, PROFILES_DHT_PROTOCOL };
 
 export type CidxServices = {
   identify: ReturnType<ReturnType<typeof identify>>;
@@ -139,7 +140,7 @@ function dhtInit(
     // ProfilesDHT bytes per search from 101 to 29 KiB, with the same search results
     // (docs/BENCHMARKS.md, bench:baseline). A node with more replicas asks for more (node.ts).
     kBucketSize: 4,
-    alpha: 3,
+    alpha: SETTINGS.dht.alpha.default,
     datastorePrefix: `/dht-${name}`,
     logPrefix: `libp2p:dht-${name}`,
     metricsPrefix: `libp2p_dht_${name}`,

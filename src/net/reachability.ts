@@ -22,7 +22,7 @@ export type ReachabilityMode = 'auto' | 'public' | 'private';
 export type Reachability = 'public' | 'private' | 'unknown';
 export type DhtMode = 'server' | 'client';
 
-export const REACHABILITY_MODES: readonly ReachabilityMode[] = ['auto', 'public', 'private'];
+export { REACHABILITY_MODES } from '../settings/table.ts';
 
 export interface ReachabilityState {
   reachability: Reachability;

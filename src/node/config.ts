@@ -1,78 +1,27 @@
+/**
+ * A node's options. Timing, limits and Kademlia settings, their defaults and ranges come from
+ * the settings table (src/settings/table.ts); this file only reads it.
+ */
 import type { SwarmParams } from '../index/swarm.ts';
 import { ParamsError } from '../keys/params.ts';
 import type { LookupStats } from '../net/closest.ts';
 import type { HostOptions } from '../net/libp2p.ts';
 import type { ServedObserver } from '../net/server.ts';
+import {
+  type DhtSettings,
+  type Limits,
+  type NodeSettings,
+  SETTINGS,
+  TIMING_RULES,
+  type Timing,
+} from '../settings/table.ts';
+import { defaultsOf, type PartialConfigOf, resolveGroup } from '../settings/tree.ts';
 import type { Scheduler } from './scheduler.ts';
 
-export interface Timing {
-  /** Bound on one request/response exchange, dial included (ms). */
-  requestTimeoutMs: number;
-  /** Bound on one DHT lookup of the closest peers (ms). */
-  lookupTimeoutMs: number;
-  /** How often owners store their records again (ms). */
-  republishIntervalMs: number;
-  /** How long a stored record lives without a republish (ms). */
-  recordTtlMs: number;
-  /** How long a tombstone lives; at least recordTtlMs, so it outlives every stale copy (ms). */
-  tombstoneTtlMs: number;
-  /** How often expired records are swept (ms). */
-  expireIntervalMs: number;
-  /** How often to retry the bootstrap peers while no peer is known (ms). */
-  bootstrapRetryMs: number;
-  /** How long a key's closest peers are reused before a new lookup (ms; 0: never reused). */
-  closestCacheMs: number;
-}
+export type { Limits, Timing };
 
-export interface Limits {
-  /** Largest frame sent or accepted (bytes). */
-  maxFrameBytes: number;
-  maxAttributes: number;
-  maxRelations: number;
-  /** Keys handled at once by one operation. */
-  concurrency: number;
-  /** Replicas asked per key on a search (the closest that answer). */
-  queryReplicas: number;
-  inboxCapacity: number;
-  /** Cells (bytes) of the inbox's duplicate filter (default 2^20). */
-  inboxFilterCells: number;
-  maxInboundStreams: number;
-  /** Descriptors one owner key may keep on this node under one DHT key. */
-  quotaPerOwnerPerKey: number;
-  /** Descriptors one owner key may keep on this node in all. */
-  quotaPerOwner: number;
-  /** Requests of the cidx protocol one peer may make per second; beyond, it is told `busy`. */
-  peerRequestsPerSecond: number;
-}
-
-export const DEFAULT_TIMING: Timing = {
-  requestTimeoutMs: 10_000,
-  lookupTimeoutMs: 20_000,
-  republishIntervalMs: 30 * 60_000,
-  recordTtlMs: 2 * 3_600_000,
-  tombstoneTtlMs: 4 * 3_600_000,
-  expireIntervalMs: 60_000,
-  bootstrapRetryMs: 10_000,
-  // Off: on the corpus workload (100 nodes, 40 searches) a 30 s cache saved 3.6% of the lookups
-  // and no measurable bytes, while a stale entry can skip a closer peer that joined since.
-  closestCacheMs: 0,
-};
-
-export const DEFAULT_LIMITS: Limits = {
-  maxFrameBytes: 2 * 1024 * 1024,
-  maxAttributes: 4096,
-  maxRelations: 131_072,
-  concurrency: 8,
-  queryReplicas: 1,
-  inboxCapacity: 10_000,
-  inboxFilterCells: 1 << 20,
-  maxInboundStreams: 256,
-  quotaPerOwnerPerKey: 64,
-  quotaPerOwner: 20_000,
-  // A republish round of many communities sends bursts of stores to the same few peers in a
-  // small swarm; 1000/s leaves those alone and still caps a flooding peer.
-  peerRequestsPerSecond: 1000,
-};
+export const DEFAULT_TIMING: Timing = defaultsOf(SETTINGS.timing);
+export const DEFAULT_LIMITS: Limits = defaultsOf(SETTINGS.limits);
 
 /** A node: its host (transport, listen addresses, identity, …) and what the swarm shares. */
 export interface NodeOptions extends HostOptions {
@@ -107,42 +56,46 @@ export interface SearchStats {
 
 /** Fills in defaults and checks values; throws ParamsError naming the field. */
 export function resolveTiming(t: Partial<Timing> = {}): Timing {
-  const out = { ...DEFAULT_TIMING, ...t };
-  for (const [k, v] of Object.entries(out)) {
-    // closestCacheMs may be 0 (no cache); every other duration must be positive.
-    if (!Number.isFinite(v) || v < 0 || (v === 0 && k !== 'closestCacheMs')) {
-      throw new ParamsError(`timing.${k}`, 'must be a positive number of ms');
-    }
-  }
-  if (out.tombstoneTtlMs < out.recordTtlMs) {
-    throw new ParamsError('timing.tombstoneTtlMs', 'must be at least recordTtlMs');
-  }
-  if (out.recordTtlMs <= out.republishIntervalMs) {
-    throw new ParamsError(
-      'timing.recordTtlMs',
-      'must exceed republishIntervalMs, or records expire between republishes',
-    );
-  }
+  const out = resolveGroup(SETTINGS.timing, t, (name, problem) => {
+    throw new ParamsError(`timing.${name}`, problem);
+  });
+  for (const rule of TIMING_RULES)
+    if (!rule.holds(out)) throw new ParamsError(`timing.${rule.field}`, rule.problem);
   return out;
 }
 
-/** Limits that may be 0 or have an upper bound; every other limit is an integer >= 1. */
-const LIMIT_RANGES: Partial<Record<keyof Limits, [number, number]>> = {};
-
+/** Fills in defaults and checks values; throws ParamsError naming the field. */
 export function resolveLimits(l: Partial<Limits> = {}): Limits {
-  const out = { ...DEFAULT_LIMITS, ...l };
-  for (const [k, v] of Object.entries(out)) {
-    const [min, max] = LIMIT_RANGES[k as keyof Limits] ?? [1, Number.POSITIVE_INFINITY];
-    if (Number.isInteger(v) && v >= min && v <= max) continue;
-    const rule =
-      max === Number.POSITIVE_INFINITY
-        ? `must be an integer >= ${min}`
-        : min === 0 && max === 1
-          ? 'must be 0 or 1'
-          : `must be an integer from ${min} to ${max}`;
-    throw new ParamsError(`limits.${k}`, rule);
-  }
-  if (out.maxFrameBytes < 4096)
-    throw new ParamsError('limits.maxFrameBytes', 'must be at least 4096');
-  return out;
+  return resolveGroup(SETTINGS.limits, l, (name, problem) => {
+    throw new ParamsError(`limits.${name}`, problem);
+  });
 }
+
+/**
+ * The node options that settings (all or some, shaped like the config file) give: the swarm's
+ * parameters, timing, limits and the DHTs' settings. Host options (transport, listen, …) are the
+ * caller's.
+ */
+export function nodeOptionsFrom(
+  c: PartialConfigOf<typeof SETTINGS>,
+): Pick<NodeOptions, 'swarm' | 'timing' | 'limits' | 'dht'> {
+  const swarm: Partial<SwarmParams> = {};
+  if (c.index === 'attribute') swarm.index = { mode: 'attribute' };
+  else if (c.index === 'lsh' || c.lsh !== undefined) {
+    const lsh = { ...defaultsOf(SETTINGS.lsh), ...definedOnly(c.lsh ?? {}) };
+    swarm.index = { mode: 'lsh', ...lsh };
+  }
+  for (const f of ['k', 'l', 's', 'replicas'] as const) if (c[f] !== undefined) swarm[f] = c[f];
+  return {
+    swarm,
+    timing: definedOnly(c.timing ?? {}),
+    limits: definedOnly(c.limits ?? {}),
+    dht: definedOnly<Partial<DhtSettings>>(c.dht ?? {}),
+  };
+}
+
+function definedOnly<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+export type { NodeSettings };

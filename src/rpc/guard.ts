@@ -11,6 +11,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { MIN_TOKEN_LENGTH } from '../settings/table.ts';
 
 export interface GuardOptions {
   /** The address the server listens on (as given to listen()). */
@@ -35,8 +36,8 @@ const UNSPECIFIED = new Set(['0.0.0.0', '::', '']);
 /** How often the interface addresses may be re-read when an unknown IP shows up in Host. */
 const INTERFACE_REFRESH_MS = 5_000;
 
-/** The smallest token length accepted: 16 characters of a random token is 96 bits or more. */
-export const MIN_TOKEN_LENGTH = 16;
+/** The smallest token length accepted (the settings table's): 96 bits or more of a random token. */
+export { MIN_TOKEN_LENGTH };
 
 /** Why a token cannot be used, or undefined when it can. */
 export function tokenProblem(token: string): string | undefined {

@@ -6,7 +6,7 @@ describe('cidx node: reachability settings', () => {
   it('default to auto, with the relay defaults and the private-range rule', () => {
     const o = nodeOptions(resolveConfig());
     expect(o.reachability).toBe('auto');
-    expect(o.relay).toEqual({});
+    expect(o.relay).toEqual(DEFAULT_RELAY);
     expect(o).not.toHaveProperty('privateSwarm');
   });
 

@@ -234,7 +234,7 @@ describe('configuration', () => {
     writeFileSync(cfg, '{ not json');
     expect((await runNodeExpectingFailure(['--config', cfg])).stderr).toMatch(/not valid JSON/);
     const rpcAddr = await runNodeExpectingFailure(['--rpc', 'localhost']);
-    expect(rpcAddr.stderr).toMatch(/rpc: must be host:port/);
+    expect(rpcAddr.stderr).toMatch(/--rpc <host:port>.*must be host:port/);
     expect(rpcAddr.stdout).toBe('');
   });
 

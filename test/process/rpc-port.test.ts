@@ -160,9 +160,9 @@ describe('the client’s notification stream', () => {
   });
 });
 
-describe('--metrics off', () => {
+describe('--no-metrics', () => {
   it('serves no /metrics', async () => {
-    const n = await spawnNode([...base, '--rpc', '127.0.0.1:0', '--metrics', 'off']);
+    const n = await spawnNode([...base, '--rpc', '127.0.0.1:0', '--no-metrics']);
     running.push(n);
     const r = await raw(`${n.ready.rpc}/metrics`);
     expect([r.status, JSON.parse(r.body).error]).toEqual([404, 'metrics are off']);

@@ -2,8 +2,11 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { percentile, renderHtml, renderMarkdown, writeReports } from '../../sim/report.ts';
-import type { SimReport } from '../../sim/report-types.ts';
+import { percentile } from '../../sim/report/format.ts';
+import { renderHtml } from '../../sim/report/html.ts';
+import { renderMarkdown } from '../../sim/report/markdown.ts';
+import type { SimReport } from '../../sim/report/types.ts';
+import { writeReports } from '../../sim/report/write.ts';
 
 const EVIL = 'a|b <script>alert(1)</script>';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { runSimulation } from '../../sim/cli.ts';
-import { runScenario } from '../../sim/runner.ts';
+import { runScenario } from '../../sim/interpreter.ts';
 import { parseScenario } from '../../sim/scenario.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cidx-sim-'));
@@ -181,10 +181,18 @@ expect no.such.metric > 0
       expect(await runSimulation(missing, { progress: false, out: join(dir, 'out-missing') })).toBe(
         2,
       );
+      // Each timing key is in range, but together they break a rule: found at the first join,
+      // before any node starts, naming the setting and its scenario key.
+      const rules = scenario('rules', 'timing republish=1m\ntiming ttl=1m\nat 0s join 3\n');
+      expect(await runSimulation(rules, { progress: false, out: join(dir, 'out-rules') })).toBe(2);
     } finally {
       spy.mockRestore();
     }
     expect(errors.join('')).toMatch(/bad\.scenario:2: unknown command "jion"/);
     expect(errors.join('')).toMatch(/missing\.scenario:2: cannot read .*no-such-file\.jsonl/);
+    expect(errors.join('')).toContain(
+      'rules.scenario:3: settings: timing.recordTtlMs: must exceed republishIntervalMs',
+    );
+    expect(errors.join('')).toContain('(timing ttl=)');
   });
 });

@@ -144,6 +144,14 @@ describe('scenario parser', () => {
     ['report now', 1, 'unexpected "now"'],
     ['dataset c synthetic count=5', 1, 'dataset synthetic needs count= and size='],
     ['seed 1\n\n# fine\nat 0s join 2 every 1s extra', 4, 'unexpected "extra"'],
+    // Settings keys come from the node's settings table, with its ranges.
+    ['params k=0', 1, 'k= must be an integer in [1, 1000], not "0"'],
+    ['params replicas=21', 1, 'replicas= must be an integer in [1, 20]'],
+    ['timing ttl=forever', 1, 'ttl= must be a duration'],
+    ['index lsh n=0 m=1 seed=x', 1, 'n= must be an integer in [1, 1024]'],
+    ['index lsh n=20 m=1 seed=x bits=12', 1, 'bits= must be one of 8, 16, 32, 64'],
+    ['params brief=1', 1, 'unknown option "brief"'],
+    ['params k=5 k=6', 1, 'option "k" given twice'],
   ])('rejects %j at line %i', (text, line, message) => {
     let err: unknown;
     try {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runScenario } from '../../sim/runner.ts';
+import { runScenario } from '../../sim/interpreter.ts';
 import { parseScenario } from '../../sim/scenario.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cidx-churn-'));

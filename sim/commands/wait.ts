@@ -1,0 +1,41 @@
+/**
+ * `wait <d>` sleeps; `wait republish` and `republish` run one republish round of every live
+ * owner now.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import pLimit from 'p-limit';
+import type { RunContext } from '../context.ts';
+import type { CommandSpec } from '../language.ts';
+
+type Wait = { kind: 'wait'; ms: number } | { kind: 'wait-republish' };
+
+export const wait: CommandSpec<Wait> = {
+  word: 'wait',
+  kinds: ['wait', 'wait-republish'],
+  parse(p) {
+    const w = p.word('"republish" or a duration');
+    if (w === 'republish') return { kind: 'wait-republish' };
+    return { kind: 'wait', ms: p.duration(w, 'wait') };
+  },
+  async run(c, ctx) {
+    if (c.kind === 'wait-republish') return republishAll(ctx);
+    await sleep(c.ms);
+    return undefined;
+  },
+};
+
+export const republish: CommandSpec<{ kind: 'republish' }> = {
+  word: 'republish',
+  kinds: ['republish'],
+  parse: () => ({ kind: 'republish' }),
+  run: (_c, ctx) => republishAll(ctx),
+};
+
+async function republishAll(ctx: RunContext): Promise<string> {
+  const alive = ctx.liveSwarm().alive();
+  const infos = await Promise.all(alive.map((p) => p.info()));
+  const owners = alive.filter((_, i) => (infos[i]?.owned ?? 0) > 0);
+  const limit = pLimit(8);
+  await Promise.all(owners.map((p) => limit(() => p.republish().catch(() => {}))));
+  return `${owners.length} owners republished`;
+}

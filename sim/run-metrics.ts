@@ -1,0 +1,100 @@
+/**
+ * A run's metrics and report, as they stand now: the operations' statistics, what the swarm's
+ * nodes hold and measured, the world's communities, the gauges commands set, memory. Metric
+ * names are listed in scenarios/README.md; a new one is added where its data is (a line here,
+ * or a gauge set by its command).
+ */
+import { cpus } from 'node:os';
+import { shortProtocolName } from '../src/net/protocols.ts';
+import type { Run } from './interpreter.ts';
+import { gini } from './metrics.ts';
+import type { SimReport } from './report/types.ts';
+import type { PeerInfo } from './swarm-api.ts';
+
+export async function collectMetrics(run: Run): Promise<Record<string, number>> {
+  const m: Record<string, number> = run.ops.metrics();
+  const swarm = run.swarm;
+  const held = await holdings(run);
+  const entries = held.map((l) => l.descriptors);
+  const total = entries.reduce((s, v) => s + v, 0);
+  m['nodes.alive'] = held.length;
+  m['nodes.joined'] = swarm?.peers.length ?? 0;
+  m['index.entries'] = total;
+  m['index.keys'] = held.reduce((s, l) => s + l.keys, 0);
+  m['index.bytes'] = held.reduce((s, l) => s + l.bytes, 0);
+  m['index.bytes_max_node'] = Math.max(0, ...held.map((l) => l.bytes));
+  m['load.loaded_nodes'] = entries.filter((e) => e > 0).length;
+  m['load.mean'] = held.length === 0 ? 0 : total / held.length;
+  m['load.max_over_mean'] = total === 0 ? 0 : Math.max(...entries) / (total / held.length);
+  m['load.gini'] = gini(entries);
+  const communities = run.world.all();
+  m['communities.created'] = communities.length;
+  m['communities.alive'] = communities.filter((c) => run.world.isLive(c.id)).length;
+  for (const [name, v] of run.gauges) m[name] = v;
+  const counters = swarm?.counters();
+  m['notifications.delivered'] = counters?.notifications ?? 0;
+  if (counters !== undefined && counters.searches.count > 0) {
+    // How a search's requests spread over peers: what one request per peer would save.
+    const s = counters.searches;
+    m['search.requests'] = s.requests / s.count;
+    m['search.request_peers'] = s.peers / s.count;
+    m['search.repeat_queries'] = s.repeatQueries / s.count;
+  }
+  if (counters !== undefined && counters.lookups.count > 0) {
+    const l = counters.lookups;
+    m['lookup.count'] = l.count;
+    m['lookup.hops'] = l.hops / l.count;
+    m['lookup.messages'] = l.messages / l.count;
+    m['lookup.ms'] = l.ms / l.count;
+  }
+  if (swarm) {
+    let bytes = 0;
+    let sends = 0;
+    for (const [proto, t] of Object.entries(swarm.traffic())) {
+      const short = shortProtocolName(proto);
+      m[`traffic.${short}.bytes`] = t.bytes;
+      m[`traffic.${short}.messages`] = t.sends;
+      m[`traffic.${short}.streams`] = t.streams;
+      bytes += t.bytes;
+      sends += t.sends;
+    }
+    m['traffic.total.bytes'] = bytes;
+    m['traffic.total.messages'] = sends;
+  }
+  m['time.join_ms'] = run.joinMs;
+  m['memory.rss_mb'] = run.memory.sample();
+  m['memory.peak_rss_mb'] = run.memory.peak();
+  return m;
+}
+
+/** What each live node holds, in join order. */
+async function holdings(run: Run): Promise<PeerInfo[]> {
+  return Promise.all((run.swarm?.alive() ?? []).map((p) => p.info()));
+}
+
+export async function buildReport(run: Run): Promise<SimReport> {
+  const swarm = run.swarm;
+  const metrics = await collectMetrics(run);
+  const series = swarm?.aliveSeries() ?? [];
+  return {
+    scenario: {
+      file: run.opts.file,
+      seed: run.seed,
+      startedAt: new Date(run.startedAt).toISOString(),
+      durationMs: Date.now() - run.startedAt,
+      machine: `node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}`,
+      nodesPeak: Math.max(0, ...series.map((a) => a.alive)),
+    },
+    metrics,
+    expects: run.expects,
+    timeline: run.timeline,
+    series: {
+      nodes: series,
+      rssMb: run.memory.samples,
+      searchLatencyMs: run.ops.all.search.latencies,
+      createLatencyMs: run.ops.all.create.latencies,
+      loadPerNode: (await holdings(run)).map((h) => h.descriptors),
+      protocols: swarm?.traffic() ?? {},
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * What scenario commands need of a swarm and its nodes, and nothing more: the operations a user
+ * has (create, search, update, dissolve, republish), what a node tells of itself (`info`), and
+ * joining, crashing and stopping nodes. In-process nodes implement it today (sim/swarm.ts); a
+ * swarm of `cidx node` processes driven over JSON-RPC can implement the same.
+ */
+import type { SwarmParams } from '../src/index/swarm.ts';
+import type { ProtocolTraffic } from '../src/net/wire-meter.ts';
+import type { NodeOptions } from '../src/node/config.ts';
+import type { Profile } from '../src/profile/profile.ts';
+import type { Rng } from './random.ts';
+
+/** One node of the swarm. */
+export interface SimPeer {
+  /** Position in join order: the node's name in selectors and reports. */
+  readonly index: number;
+  readonly alive: boolean;
+  create(profile: Profile): Promise<{ id: string }>;
+  search(profile: Profile, k: number): Promise<{ id: string; similarity: number }[]>;
+  update(id: string, profile: Profile): Promise<void>;
+  dissolve(id: string): Promise<void>;
+  /** One republish round of everything this node owns. */
+  republish(): Promise<void>;
+  info(): Promise<PeerInfo>;
+}
+
+/** What a node holds: its share of the index and the communities it owns. */
+export interface PeerInfo {
+  /** Descriptor entries (one per key and community). */
+  descriptors: number;
+  keys: number;
+  /** Bytes of the signed records held. */
+  bytes: number;
+  owned: number;
+}
+
+/** What the whole swarm measured since it started. */
+export interface SwarmCounters {
+  notifications: number;
+  /** DHT lookups: how many, and their messages, hops and time in total. */
+  lookups: { count: number; messages: number; hops: number; ms: number };
+  /** Searches: how many, and their requests, distinct peers asked and repeat queries in total. */
+  searches: { count: number; requests: number; peers: number; repeatQueries: number };
+}
+
+export interface SimSwarm {
+  /** Every node ever joined, in join order. */
+  readonly peers: readonly SimPeer[];
+  alive(): SimPeer[];
+  /** Starts `count` nodes, one every `everyMs`, each bootstrapping to a few live ones. */
+  join(count: number, everyMs: number, onJoined?: () => void): Promise<SimPeer[]>;
+  /** Crashes nodes: connections reset, no goodbye. */
+  kill(peers: SimPeer[]): Promise<void>;
+  /** Stops nodes gracefully. */
+  leave(peers: SimPeer[]): Promise<void>;
+  /** Stops every live node (the end of a run, also after a failure). */
+  stop(): Promise<void>;
+  /** Wire traffic per protocol id, all nodes, since the start. */
+  traffic(): Record<string, ProtocolTraffic>;
+  counters(): SwarmCounters;
+  /** Live nodes over time (ms since the swarm started). */
+  aliveSeries(): { t: number; alive: number }[];
+}
+
+/** What every node of a swarm is started with. */
+export interface SwarmConfig {
+  /** Unique per run: names the nodes' addresses. */
+  runId: string;
+  node: Pick<NodeOptions, 'timing' | 'limits' | 'dht'> & { swarm: Partial<SwarmParams> };
+  /** Peers each joining node bootstraps to (default 3). */
+  bootstrapPeers?: number;
+}
+
+/** Builds the swarm a run drives; `rng` picks bootstrap peers. */
+export type SwarmFactory = (config: SwarmConfig, rng: Rng) => SimSwarm;

@@ -1,0 +1,64 @@
+/** What a node accepts and keeps: sizes, counts, quotas and rates. */
+import { int } from './kinds.ts';
+import { MAX_REPLICAS } from './swarm.ts';
+
+const UNBOUNDED = Number.POSITIVE_INFINITY;
+const MIB = 1024 * 1024;
+
+const limit = (flag: string, help: string, dflt: number, min = 1, max = UNBOUNDED) =>
+  int({ flag, arg: '<n>', help, category: 'limits', default: dflt, min, max });
+
+export const LIMITS = {
+  maxFrameBytes: limit(
+    'max-frame-bytes',
+    'largest frame sent or accepted (bytes)',
+    2 * MIB,
+    4096,
+    1024 * MIB,
+  ),
+  maxAttributes: limit('max-attributes', 'most attributes of a profile', 4096),
+  maxRelations: limit('max-relations', 'most relations of a profile', 131_072),
+  concurrency: {
+    ...limit('concurrency', 'keys one operation handles at once', 8),
+    scenario: { statement: 'params', key: 'concurrency' },
+  },
+  queryReplicas: {
+    ...limit(
+      'query-replicas',
+      'replicas a search asks per key (the closest that answer)',
+      1,
+      1,
+      MAX_REPLICAS,
+    ),
+    scenario: { statement: 'params', key: 'queryReplicas' },
+  },
+  inboxCapacity: limit('inbox-capacity', 'notifications the inbox keeps', 10_000),
+  inboxFilterCells: limit(
+    'inbox-filter-cells',
+    "cells (bytes) of the inbox's duplicate filter",
+    1 << 20,
+    1024,
+  ),
+  maxInboundStreams: limit(
+    'max-inbound-streams',
+    'cidx streams one connection may have open at once',
+    256,
+  ),
+  quotaPerOwnerPerKey: limit(
+    'quota-per-owner-per-key',
+    'descriptors one owner may keep on this node under one key',
+    64,
+  ),
+  quotaPerOwner: limit(
+    'quota-per-owner',
+    'descriptors one owner may keep on this node in all',
+    20_000,
+  ),
+  // A republish round of many communities sends bursts of stores to the same few peers in a
+  // small swarm; 1000/s leaves those alone and still caps a flooding peer.
+  peerRequestsPerSecond: limit(
+    'peer-requests-per-second',
+    'cidx requests one peer may make per second; beyond, it is told busy',
+    1000,
+  ),
+} as const;
