@@ -35,7 +35,8 @@ function sample(s: Setting): unknown {
     case 'bool':
       return !s.default;
     case 'text':
-      return s.flag === 'rpc' ? '127.0.0.1:1' : 'a-value';
+      // Long enough for a token's rule too.
+      return s.flag === 'rpc' ? '127.0.0.1:1' : 'a-value-of-some-length';
     case 'choice':
       return s.values.find((v) => v !== s.default);
     case 'list':
@@ -123,7 +124,9 @@ describe('the settings table', () => {
       const v = sample(s);
       const text = asText(s, v);
       // Flag.
-      expect(getPath(await printConfig([`--${s.flag}`, text]), e.path)).toEqual(v);
+      const flag =
+        s.kind === 'bool' ? [v ? `--${s.flag}` : `--no-${s.flag}`] : [`--${s.flag}`, text];
+      expect(getPath(await printConfig(flag), e.path)).toEqual(v);
       // Environment.
       expect(getPath(envToConfig({ [envName(s)]: text }), e.path)).toEqual(v);
       vi.stubEnv(envName(s), text);
@@ -150,6 +153,8 @@ describe('the settings table', () => {
       expect(() => envToConfig({ [envName(s)]: bad })).toThrow(
         new RegExp(`^${envName(s)}: ${escapeRegExp(ruleOf(s))}, not `),
       );
+      // A switch takes no value on the command line: nothing there can be wrong.
+      if (s.kind === 'bool') return;
       const err = await printConfig([`--${s.flag}`, bad]).catch((x: unknown) => x);
       // A flag's value is checked as it is read; a list's length once all its flags are in.
       if (s.kind === 'list') expect(err).toEqual(new UsageError(`config: ${e.key}: ${ruleOf(s)}`));

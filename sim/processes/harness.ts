@@ -5,6 +5,7 @@
  * at exit (sim/teardown.ts); on Linux each child also dies with this process (PR_SET_PDEATHSIG
  * through setpriv), so not even a kill -9 of the harness leaves nodes running.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -56,6 +57,11 @@ export class ProcessHarness {
   readonly #opts: HarnessOptions;
   readonly #live = new Set<NodeProcess>();
   readonly #setpriv = findSetpriv();
+  /**
+   * The RPC token of this run's nodes: a node whose RPC port is not on loopback (one in a
+   * namespace) refuses to start without one, and it costs nothing on loopback.
+   */
+  readonly #token = randomBytes(24).toString('hex');
   readonly #release: () => void;
   readonly #unregister: () => void;
   #count = 0;
@@ -89,7 +95,7 @@ export class ProcessHarness {
       ...(spec.bootstrap ?? []).flatMap((b) => ['--bootstrap', b]),
       ...(spec.args ?? []),
     ];
-    const env = { ...process.env, ...this.#opts.env, ...spec.env };
+    const env = { ...process.env, CIDX_RPC_TOKEN: this.#token, ...this.#opts.env, ...spec.env };
     if (spec.host) {
       const net = this.#opts.network;
       if (!net) throw new Error(`${name}: a host needs the harness's network option`);

@@ -130,7 +130,11 @@ export class NodeProcess {
       const log = p.stderrTail();
       throw new Error(`${info.name}: ${(err as Error).message}${log ? `; log:\n${log}` : ''}`);
     }
-    p.#rpc = new HttpRpc(p.#ready.rpc, { timeoutMs: opts.rpcTimeoutMs });
+    const token = spec.env?.CIDX_RPC_TOKEN;
+    p.#rpc = new HttpRpc(p.#ready.rpc, {
+      timeoutMs: opts.rpcTimeoutMs,
+      ...(token === undefined ? {} : { token }),
+    });
     return p;
   }
 

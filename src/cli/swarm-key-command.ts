@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { link, unlink, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { newSwarmKey } from '../net/swarm-key.ts';
 import { UsageError } from './io.ts';
 
 export function registerSwarmKeyCommand(program: Command): void {
@@ -21,6 +20,8 @@ Examples:
   cidx node --swarm-key swarm.key --bootstrap /ip4/…/tcp/4001/p2p/12D3KooW…`,
     )
     .action(async (flags: { out?: string }) => {
+      // libp2p loads only when a key is made: `cidx --help` stays light.
+      const { newSwarmKey } = await import('../net/swarm-key.ts');
       const key = newSwarmKey();
       const text = `${new TextDecoder().decode(key)}\n`;
       if (flags.out === undefined || flags.out === '-') {
