@@ -24,7 +24,9 @@ describe('forged and replayed writes change nothing', () => {
   let owner: CidxNode;
   let id: string;
   let v1: OwnedCommunity;
-  const [p1, p2] = variedProfiles(2, 20, 11, 1).map((p) => parseProfile(p));
+  const [w1, w2] = variedProfiles(2, 20, 11, 1);
+  const p1 = parseProfile(w1);
+  const p2 = parseProfile(w2);
 
   let ownerKey: PrivateKey;
   let attacker: CidxNode;

@@ -98,17 +98,24 @@ export function rng(seed: number): () => number {
   };
 }
 
+/** `N` elements of `T` when N is a number literal (so `const [a, b] = …` are defined), else T[]. */
+export type Tuple<T, N extends number, R extends T[] = []> = number extends N
+  ? T[]
+  : R['length'] extends N
+    ? R
+    : Tuple<T, N, [T, ...R]>;
+
 /**
  * `count` varied weighted vectors: each belongs to one of `topics` topics, draws most of its
  * attributes from that topic's vocabulary and a few from a shared one, with weights whose mean
  * is exactly 1 (so a profile's similarity with itself, metric 4.1, is 1).
  */
-export function variedProfiles(
-  count: number,
+export function variedProfiles<N extends number>(
+  count: N,
   size: number,
   seed: number,
   topics = 6,
-): { weights: Record<string, number> }[] {
+): Tuple<{ weights: Record<string, number> }, N> {
   const r = rng(seed);
   const out: { weights: Record<string, number> }[] = [];
   for (let c = 0; c < count; c++) {
@@ -127,5 +134,5 @@ export function variedProfiles(
     }
     out.push({ weights });
   }
-  return out;
+  return out as Tuple<{ weights: Record<string, number> }, N>;
 }
