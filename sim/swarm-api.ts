@@ -60,6 +60,17 @@ export interface SimSwarm {
   counters(): SwarmCounters;
   /** Live nodes over time (ms since the swarm started). */
   aliveSeries(): { t: number; alive: number }[];
+  /**
+   * Network faults, where the swarm can make them (a swarm it only drives over JSON-RPC cannot:
+   * the statements are then refused before the run starts). `partition`: the given live nodes
+   * and all others cannot reach each other until `heal`, which ends every partition; nodes that
+   * join meanwhile join the larger side. `freeze`: the nodes' processes stop (SIGSTOP) holding
+   * their connections, answering nothing, until `thaw`.
+   */
+  partition?(side: SimPeer[]): Promise<void>;
+  heal?(): Promise<void>;
+  freeze?(peers: SimPeer[]): Promise<void>;
+  thaw?(peers: SimPeer[]): Promise<void>;
 }
 
 /** What every node of a swarm is started with. */
