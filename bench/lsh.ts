@@ -21,6 +21,7 @@ import { bandIdentifiers, estimateJaccard, lshFamily } from '../src/keys/lsh.ts'
 import { FAMILIES, lshParamsDigest, resolveLshParams } from '../src/keys/params.ts';
 import { SeededStream } from '../src/keys/random.ts';
 import { generateSchemes } from '../src/keys/thesis.ts';
+import { hex } from '../src/util/bytes.ts';
 import { computeIdentifiers } from '../test/reference/thesis-reference.ts';
 import { bandCollisionProbability, type JaccardPair, jaccardPairs } from '../test/support/pairs.ts';
 
@@ -164,8 +165,8 @@ function collisionRows(
       const params = { mode: 'lsh' as const, n, m, seed: SEED, family };
       let hit = 0;
       for (const { a, b } of pairs) {
-        const ka = new Set(indexKeys(a, params).map((k) => Buffer.from(k).toString('hex')));
-        if (indexKeys(b, params).some((k) => ka.has(Buffer.from(k).toString('hex')))) hit++;
+        const ka = new Set(indexKeys(a, params).map(hex));
+        if (indexKeys(b, params).some((k) => ka.has(hex(k)))) hit++;
       }
       const rate = hit / pairs.length;
       const theory = bandCollisionProbability(j, n, m);

@@ -17,7 +17,6 @@ import { generateKeyPair, publicKeyToProtobuf } from '@libp2p/crypto/keys';
 import type { PrivateKey } from '@libp2p/interface';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { GroundTruth, type Ranked, type SearchScore, scoreSearch } from '../../sim/ground-truth.ts';
-import { hex } from '../../src/index/index-table.ts';
 import type { DescriptorRecord, SignedBlob } from '../../src/index/records.ts';
 import { resolveSwarm } from '../../src/index/swarm.ts';
 import { indexKeys } from '../../src/keys/index-keys.ts';
@@ -28,6 +27,7 @@ import { type Exchange, MemoryNetwork } from '../../src/node/memory-network.ts';
 import { searchCommunities } from '../../src/node/search.ts';
 import { putContacts, storeUnderKeys } from '../../src/node/store.ts';
 import type { Profile } from '../../src/profile/profile.ts';
+import { hex } from '../../src/util/bytes.ts';
 
 export interface Community {
   id: string;

@@ -26,6 +26,7 @@ import { AUTO, langProblem, STEMMED_LANGUAGES } from '../profile/languages.ts';
 import { parseProfile } from '../profile/parse.ts';
 import type { Profile } from '../profile/profile.ts';
 import { jaccard, similarity } from '../profile/similarity.ts';
+import { hex } from '../util/bytes.ts';
 import { readJsonValues, readText, UsageError, writeOutput } from './io.ts';
 import { intIn, numberFrom, oneOf } from './options.ts';
 
@@ -233,7 +234,7 @@ Examples:
               };
         let out: object;
         try {
-          const keys = indexKeys(p, params).map((k) => Buffer.from(k).toString('hex'));
+          const keys = indexKeys(p, params).map(hex);
           out =
             params.mode === 'lsh'
               ? {

@@ -1,9 +1,13 @@
+import { hex, sameBytes } from '../util/bytes.ts';
 import type {
   ContactsRecord,
   DescriptorRecord,
   RemovalRecord,
   TombstoneRecord,
 } from './records.ts';
+
+// src/node/create.ts takes `hex` from here.
+export { hex } from '../util/bytes.ts';
 
 /**
  * What one owner key may hold on this node: a peer can mint keys freely, but each key's share
@@ -393,10 +397,6 @@ function bump(map: Map<string, number>, k: string, delta: number): void {
   else map.set(k, v);
 }
 
-export function hex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
-}
-
 function withDescriptor(
   record: ContactsRecord,
   descriptor: DescriptorRecord | undefined,
@@ -406,8 +406,4 @@ function withDescriptor(
 
 function blobBytes(b: { payload: Uint8Array; owner: Uint8Array; sig: Uint8Array }): number {
   return b.payload.length + b.owner.length + b.sig.length;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0;
 }

@@ -4,7 +4,8 @@
  */
 import type { Profile } from '../profile/profile.ts';
 import { similarity } from '../profile/similarity.ts';
-import { hex, type IndexTable, type Outcome } from './index-table.ts';
+import { hex } from '../util/bytes.ts';
+import type { IndexTable, Outcome } from './index-table.ts';
 import type { DescriptorRecord, RankedDescriptor } from './records.ts';
 import { type SeenFilter, seenHas } from './seen-filter.ts';
 import { selectSimilar } from './select-similar.ts';

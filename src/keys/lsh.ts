@@ -1,4 +1,5 @@
 import type { Profile } from '../profile/profile.ts';
+import { hex } from '../util/bytes.ts';
 import { attributeHashes } from './attribute-hash.ts';
 import type { LshFamily } from './family.ts';
 import { ophFamily } from './oph.ts';
@@ -35,7 +36,7 @@ export function lshFamily(params: LshParams): { family: LshFamily; digest: Uint8
   let entry = cache.get(id);
   if (entry === undefined) {
     const digest = lshParamsDigest(p);
-    const rng = new SeededStream(`cidx/lsh/${p.family}`, Buffer.from(digest).toString('hex'));
+    const rng = new SeededStream(`cidx/lsh/${p.family}`, hex(digest));
     entry = { family: BUILDERS[p.family as FamilyName](p.n, p.m, p.bits, rng), digest };
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
     cache.set(id, entry);

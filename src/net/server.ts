@@ -2,6 +2,7 @@ import type { Connection, PeerId, Stream } from '@libp2p/interface';
 import { lpStream } from '@libp2p/utils';
 import { FieldError } from '../profile/errors.ts';
 import type { ParseOptions } from '../profile/parse.ts';
+import { sameBytes } from '../util/bytes.ts';
 import {
   CodecError,
   decodeRequest,
@@ -171,8 +172,4 @@ export function fail(
   return params === undefined
     ? { v: WIRE_VERSION, ok: false, code, msg }
     : { v: WIRE_VERSION, ok: false, code, msg, params };
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0;
 }

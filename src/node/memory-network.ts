@@ -18,7 +18,7 @@ import type { PeerId, PrivateKey } from '@libp2p/interface';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { multiaddr } from '@multiformats/multiaddr';
 import { Inbox } from '../index/inbox.ts';
-import { hex, IndexTable, type Quotas } from '../index/index-table.ts';
+import { IndexTable, type Quotas } from '../index/index-table.ts';
 import type { DescriptorRecord, SignedRecord } from '../index/records.ts';
 import {
   getSimilarCommunities,
@@ -50,6 +50,7 @@ import { profileFromWire, type WireProfile } from '../net/wire-profile.ts';
 import { FieldError } from '../profile/errors.ts';
 import type { Profile } from '../profile/profile.ts';
 import { similarity } from '../profile/similarity.ts';
+import { hex } from '../util/bytes.ts';
 import { DEFAULT_LIMITS, DEFAULT_TIMING } from './config.ts';
 import { type ContextOptions, createContext, type NodeContext } from './context.ts';
 import type { DhtName, Network } from './network.ts';
@@ -218,7 +219,7 @@ export class MemoryPeer {
       const { id, version, sim } = f.lie;
       res.sums = [
         { id: Buffer.from(id, 'hex'), v: version, sim },
-        ...res.sums.filter((s) => Buffer.from(s.id).toString('hex') !== id),
+        ...res.sums.filter((s) => hex(s.id) !== id),
       ];
     }
     return res;

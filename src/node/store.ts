@@ -1,8 +1,8 @@
 import pLimit from 'p-limit';
-import { hex } from '../index/index-table.ts';
 import type { SignedBlob } from '../index/records.ts';
 import { communityAddressKey } from '../keys/rehash.ts';
 import { blobToWire, type Request, WIRE_VERSION } from '../net/codec.ts';
+import { hex } from '../util/bytes.ts';
 import { addAnswers, type Claim } from './claims.ts';
 import type { NodeContext } from './context.ts';
 import type { DhtName } from './network.ts';

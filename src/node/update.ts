@@ -4,10 +4,11 @@
  * then the contacts of the l most similar communities are notified. The contact list may be
  * replaced in the same step.
  */
-import { hex } from '../index/index-table.ts';
+
 import { indexKeys } from '../keys/index-keys.ts';
 import { signRecord } from '../net/records.ts';
 import type { Profile } from '../profile/profile.ts';
+import { hex } from '../util/bytes.ts';
 import { mergeClaims } from './claims.ts';
 import type { NodeContext } from './context.ts';
 import { type ChangeResult, checkContacts, checkNotify, storeAndNotify } from './create.ts';

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { publicKeyToProtobuf } from '@libp2p/crypto/keys';
 import { describe, expect, it } from 'vitest';
-import { hex, IndexTable } from '../../src/index/index-table.ts';
+import { IndexTable } from '../../src/index/index-table.ts';
 import type { ContactsRecord, RemovalRecord, TombstoneRecord } from '../../src/index/records.ts';
 import { getSimilarCommunities, storeDescriptor } from '../../src/index/responder.ts';
 import { selectSimilar } from '../../src/index/select-similar.ts';
 import { communityId } from '../../src/net/records.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
+import { hex } from '../../src/util/bytes.ts';
 import { descriptor, owner, signed } from '../support/records.ts';
 
 const KEY = new Uint8Array([1, 2, 3]);

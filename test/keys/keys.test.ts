@@ -11,9 +11,9 @@ import {
   ParamsError,
   parseProfile,
 } from '../../src/index.ts';
+import { hex } from '../../src/util/bytes.ts';
 import { setProfile } from '../fixtures.ts';
 
-const hex = (k: Uint8Array) => Buffer.from(k).toString('hex');
 const ATTRS = Array.from({ length: 150 }, (_, i) => `term-${i}`);
 const big = setProfile(ATTRS);
 

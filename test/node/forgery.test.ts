@@ -3,7 +3,6 @@ import { generateKeyPair } from '@libp2p/crypto/keys';
 import type { PeerId, PrivateKey } from '@libp2p/interface';
 import { encode } from 'cborg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hex } from '../../src/index/index-table.ts';
 import { indexKeys } from '../../src/keys/index-keys.ts';
 import { IndexClient, RemoteError } from '../../src/net/client.ts';
 import { blobToWire, type Request, WIRE_VERSION } from '../../src/net/codec.ts';
@@ -12,6 +11,7 @@ import { signRecord } from '../../src/net/records.ts';
 import { CidxNode } from '../../src/node/node.ts';
 import type { OwnedCommunity } from '../../src/node/ownership.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
+import { hex } from '../../src/util/bytes.ts';
 import { startSwarm, stopAll, TEST_TIMING, variedProfiles, waitFor } from '../support/swarm.ts';
 
 /**

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { hex } from '../../src/index/index-table.ts';
 import { indexKeys } from '../../src/keys/index-keys.ts';
 import { IndexClient } from '../../src/net/client.ts';
 import type { Response } from '../../src/net/codec.ts';
@@ -11,6 +10,7 @@ import { CidxNode } from '../../src/node/node.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
 import type { Profile } from '../../src/profile/profile.ts';
 import { similarity } from '../../src/profile/similarity.ts';
+import { hex } from '../../src/util/bytes.ts';
 import { startSwarm, stopAll, variedProfiles } from '../support/swarm.ts';
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { indexKeys } from '../../src/index.ts';
+import { hex } from '../../src/util/bytes.ts';
 import { type AttributeKind, bandCollisionProbability, jaccardPairs } from './pairs.ts';
 
 /**
@@ -38,8 +39,4 @@ export function collisionSuite(family: string): void {
       expect(failures).toEqual([]);
     });
   });
-}
-
-function hex(k: Uint8Array): string {
-  return Buffer.from(k).toString('hex');
 }

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hex } from '../../src/index/index-table.ts';
 import type { SwarmParams } from '../../src/index/swarm.ts';
 import { indexKeys } from '../../src/keys/index-keys.ts';
 import type { ChangeResult } from '../../src/node/create.ts';
@@ -7,6 +6,7 @@ import { UnknownCommunityError } from '../../src/node/errors.ts';
 import type { CidxNode } from '../../src/node/node.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
 import type { Profile } from '../../src/profile/profile.ts';
+import { hex } from '../../src/util/bytes.ts';
 import { startSwarm, stopAll, variedProfiles } from './swarm.ts';
 
 /** A profile of its own vocabulary (`prefix-…`), sharing no attribute with any other. */

@@ -7,13 +7,13 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { encode } from 'cborg';
 import { LevelDatastore } from 'datastore-level';
 import { Key } from 'interface-datastore';
-import { hex } from '../../src/index/index-table.ts';
 import type { SignedBlob } from '../../src/index/records.ts';
 import { resolveSwarm } from '../../src/index/swarm.ts';
 import { indexKeys } from '../../src/keys/index-keys.ts';
 import { communityId, NONCE_BYTES, signRecord } from '../../src/net/records.ts';
 import { profileToWire } from '../../src/net/wire-profile.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
+import { hex } from '../../src/util/bytes.ts';
 import { owner } from './records.ts';
 
 /** What a format-0 store written by `writeFormat0Store` holds. */

@@ -1,7 +1,7 @@
 import type { PeerId } from '@libp2p/interface';
-import { hex } from '../../index/index-table.ts';
 import type { RankedDescriptor } from '../../index/records.ts';
 import { getSimilarCommunities, leaveOutSeen } from '../../index/responder.ts';
+import { hex } from '../../util/bytes.ts';
 import { blobToWire, fitToFrame, type Request, type Response } from '../codec.ts';
 import { type Handler, ok } from '../server.ts';
 import { profileFromWire } from '../wire-profile.ts';
