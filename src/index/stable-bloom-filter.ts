@@ -9,9 +9,9 @@
  */
 import xxhash from 'xxhash-wasm';
 
-// xxHash64 places items on cells (fast, published, the same on every machine); xxHash32 is the
-// checksum of the serialised form. WebAssembly instantiation is asynchronous, hence the await.
-const { h32Raw, h64, h64Raw } = await xxhash();
+// xxHash64 places items on cells (fast, published, the same on every machine). WebAssembly
+// instantiation is asynchronous, hence the await.
+const { h64, h64Raw } = await xxhash();
 
 export interface StableBloomOptions {
   /** Number of cells m (one byte each). */
@@ -28,20 +28,13 @@ export interface StableBloomOptions {
 
 const DEFAULT_MAX_VALUE = 3;
 const MAX_CELL_VALUE = 255;
-const MAX_CELLS = 2 ** 32 - 1; // stored as a uint32
+const MAX_CELLS = 2 ** 32 - 1; // cell indices are uint32
 // Far beyond any useful K (the false-positive rate is flat past ~16, see `withFalsePositiveRate`);
-// keeps a + i·b below 2^53 and K in one byte of the serialised form.
+// keeps a + i·b below 2^53.
 const MAX_HASHES = 64;
 const MAX_SEED = 2 ** 32 - 1;
 // `withFalsePositiveRate` looks for the best K in 1..MAX_AUTO_HASHES.
 const MAX_AUTO_HASHES = 16;
-
-// Serialised form, big-endian: 'cSBF', version, Max, K, 0, m (u32), P (u32), seed (u32), PRNG state
-// (4 × u32), the m cells, then xxHash32 (seed 0) of everything before it.
-const MAGIC = [0x63, 0x53, 0x42, 0x46];
-const FORMAT_VERSION = 1;
-const HEADER_BYTES = 36;
-const CHECKSUM_BYTES = 4;
 
 /**
  * The false-positive rate at the stable point (Deng and Rafiei 2006, §3): a cell is 0 with
@@ -207,82 +200,6 @@ export class StableBloomFilter {
     return this.#counters.byteLength;
   }
 
-  /** Parameters, generator state and cells, versioned and checksummed (see `fromBytes`). */
-  toBytes(): Uint8Array {
-    const body = HEADER_BYTES + this.cells;
-    const out = new Uint8Array(body + CHECKSUM_BYTES);
-    const view = new DataView(out.buffer);
-    out.set(MAGIC, 0);
-    out[4] = FORMAT_VERSION;
-    out[5] = this.maxValue;
-    out[6] = this.hashes;
-    view.setUint32(8, this.cells);
-    view.setUint32(12, this.decrements);
-    view.setUint32(16, this.seed);
-    for (let i = 0; i < 4; i++) view.setUint32(20 + 4 * i, this.#rng[i] as number);
-    out.set(this.#counters, HEADER_BYTES);
-    view.setUint32(body, h32Raw(out.subarray(0, body)));
-    return out;
-  }
-
-  /**
-   * The filter `toBytes` wrote, in the same state: it answers and evolves exactly as the
-   * original. Throws a RangeError on anything else (truncated, corrupted, unknown version,
-   * impossible parameters or cells) rather than return a half-valid filter.
-   */
-  static fromBytes(bytes: Uint8Array): StableBloomFilter {
-    if (!(bytes instanceof Uint8Array)) throw new TypeError('bytes: must be a Uint8Array');
-    const min = HEADER_BYTES + CHECKSUM_BYTES;
-    if (bytes.length < min) {
-      throw new RangeError(
-        `bytes: truncated (${bytes.length} bytes, the header alone takes ${min})`,
-      );
-    }
-    if (MAGIC.some((b, i) => bytes[i] !== b)) {
-      throw new RangeError('bytes: not a serialised stable Bloom filter');
-    }
-    if (bytes[4] !== FORMAT_VERSION) {
-      throw new RangeError(`bytes: unsupported format version ${bytes[4]}`);
-    }
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const cells = view.getUint32(8);
-    const body = HEADER_BYTES + cells;
-    if (bytes.length !== body + CHECKSUM_BYTES) {
-      const what = bytes.length < body + CHECKSUM_BYTES ? 'truncated' : 'trailing data';
-      throw new RangeError(
-        `bytes: ${what} (${bytes.length} bytes, ${cells} cells take ${body + CHECKSUM_BYTES})`,
-      );
-    }
-    if (view.getUint32(body) !== h32Raw(bytes.subarray(0, body))) {
-      throw new RangeError('bytes: checksum mismatch (corrupted data)');
-    }
-    // Past the checksum only a well-formed but wrong writer can fail the checks below.
-    if (bytes[7] !== 0) throw new RangeError('bytes: reserved byte 7 is not 0');
-    let filter: StableBloomFilter;
-    try {
-      filter = new StableBloomFilter({
-        cells,
-        maxValue: bytes[5] as number,
-        hashes: bytes[6] as number,
-        decrements: view.getUint32(12),
-        seed: view.getUint32(16),
-      });
-    } catch (e) {
-      throw new RangeError(`bytes: ${(e as Error).message}`);
-    }
-    const rng = filter.#rng;
-    for (let i = 0; i < 4; i++) rng[i] = view.getUint32(20 + 4 * i);
-    if (rng.every((w) => w === 0)) throw new RangeError('bytes: generator state is all zero');
-    const counters = bytes.subarray(HEADER_BYTES, body);
-    for (let i = 0; i < cells; i++) {
-      if ((counters[i] as number) > filter.maxValue) {
-        throw new RangeError(`bytes: cell ${i} holds ${counters[i]} > maxValue ${filter.maxValue}`);
-      }
-    }
-    filter.#counters.set(counters);
-    return filter;
-  }
-
   /**
    * The item's K cell indices, into #slots. Kirsch–Mitzenmacher double hashing: index i is
    * (a + i·b) mod m, with a and b the two 32-bit halves of one xxHash64, so one hash (and two
@@ -363,9 +280,9 @@ function poissonBelow(lambda: number, n: number): number {
 }
 
 // The decrement generator is xoshiro128** (Blackman and Vigna): 32-bit arithmetic only, period
-// 2^128 − 1, and four words of state that serialise with the filter. Hand-written because it runs
-// P times per insertion, and because a seeded, restorable generator makes a filter's evolution,
-// and so the tests, reproducible (Math.random is neither).
+// 2^128 − 1, four words of state. Hand-written because it runs P times per insertion, and because
+// a seeded generator makes a filter's evolution, and so the tests, reproducible (Math.random is
+// not).
 function nextUint32(s: Uint32Array): number {
   const s0 = s[0] as number;
   const s1 = s[1] as number;

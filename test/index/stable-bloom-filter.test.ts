@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import xxhash from 'xxhash-wasm';
 import {
   decrementsFor,
   StableBloomFilter,
   type StableBloomOptions,
   stableFalsePositiveRate,
 } from '../../src/index/stable-bloom-filter.ts';
-
-const { h32Raw } = await xxhash();
 
 // The paper's p0 rewritten without nested fractions, P(m − K) / (P(m − K) + mK) to the power Max,
 // so the test does not share the implementation's expression.
@@ -30,13 +27,6 @@ function stableFilter(f: StableBloomFilter, label: string): StableBloomFilter {
  */
 function tolerance(rate: number, n: number): number {
   return 4 * Math.sqrt((rate * (1 - rate)) / n) + 0.1 * rate;
-}
-
-/** Rewrites the checksum, so that a test can reach the checks behind it. */
-function reseal(bytes: Uint8Array): Uint8Array {
-  const body = bytes.length - 4;
-  new DataView(bytes.buffer, bytes.byteOffset).setUint32(body, h32Raw(bytes.subarray(0, body)));
-  return bytes;
 }
 
 const SMALL: StableBloomOptions = { cells: 64, maxValue: 3, hashes: 3, decrements: 4, seed: 7 };
@@ -160,9 +150,9 @@ describe('StableBloomFilter.withFalsePositiveRate', () => {
 
 describe('at the stable point', () => {
   // Observed here: 1% (K = 4, P = 30): FPS 0.00961, add() 0.00954 over 200 000 fresh items,
-  // probes 0.00950 over 400 000, zero share 0.6887 for p0 0.6869 (tolerances ±0.0018, ±0.0016).
-  // 0.1% (K = 7, P = 42): FPS 0.000956, add() 0.00100, probes 0.00097, zero share 0.6303 for p0
-  // 0.6296 (tolerances ±0.00037, ±0.00029). Seeds 1 and 2 stay within 15% of FPS as well.
+  // probes 0.00950 over 400 000 (tolerances ±0.0018, ±0.0016). 0.1% (K = 7, P = 42): FPS
+  // 0.000956, add() 0.00100, probes 0.00097 (tolerances ±0.00037, ±0.00029). Seeds 1 and 2 stay
+  // within 15% of FPS as well.
   it.each([
     { cells: 20000, fpRate: 0.01 },
     { cells: 20000, fpRate: 0.001 },
@@ -183,11 +173,6 @@ describe('at the stable point', () => {
     let probeFp = 0;
     for (let i = 0; i < probes; i++) if (f.has(`probe-${i}`)) probeFp++;
     expect(Math.abs(probeFp / probes - fps)).toBeLessThan(tolerance(fps, probes));
-
-    const cellBytes = f.toBytes().subarray(36, 36 + cells);
-    const zeroShare = cellBytes.filter((v) => v === 0).length / cells;
-    const p0 = (1 / (1 + 1 / (f.decrements * (1 / f.hashes - 1 / cells)))) ** f.maxValue;
-    expect(Math.abs(zeroShare - p0)).toBeLessThan(0.01);
   });
 });
 
@@ -257,12 +242,10 @@ describe('memory', () => {
   it('stays at one byte per cell however long the stream, and forgets old items', () => {
     const f = StableBloomFilter.withFalsePositiveRate({ cells: 10000, fpRate: 0.01 });
     const size = f.sizeBytes;
-    const serialised = f.toBytes().length;
     expect(size).toBe(10000);
     for (let i = 0; i < 1000; i++) f.add(`old-${i}`);
     stableFilter(f, 'later');
     expect(f.sizeBytes).toBe(size);
-    expect(f.toBytes().length).toBe(serialised);
     // 200 000 insertions (over 400 half-lives) later, old items answer only by false positives.
     let remembered = 0;
     for (let i = 0; i < 1000; i++) if (f.has(`old-${i}`)) remembered++;
@@ -270,76 +253,24 @@ describe('memory', () => {
   });
 });
 
-describe('determinism and serialisation', () => {
+describe('determinism', () => {
   const stream = (f: StableBloomFilter, from: number, to: number) => {
     const answers: boolean[] = [];
     for (let i = from; i < to; i++) answers.push(f.add(`s${i % 700}`)); // with repeats
     return answers;
   };
+  // What a filter holds, read through has() alone (which changes nothing).
+  const probe = (f: StableBloomFilter) => Array.from({ length: 2000 }, (_, i) => f.has(`p${i}`));
 
-  it('gives identical filters for the same options and stream', () => {
+  it('gives identical filters for the same options and stream, and others for another seed', () => {
     const opts = { cells: 1000, hashes: 4, decrements: 12, seed: 3 };
     const a = new StableBloomFilter(opts);
     const b = new StableBloomFilter(opts);
     expect(stream(a, 0, 5000)).toEqual(stream(b, 0, 5000));
-    expect(a.toBytes()).toEqual(b.toBytes());
+    expect(probe(a)).toEqual(probe(b));
     const c = new StableBloomFilter({ ...opts, seed: 4 });
     stream(c, 0, 5000);
-    expect(c.toBytes()).not.toEqual(a.toBytes());
-  });
-
-  it('round-trips through toBytes and continues exactly as the original', () => {
-    const a = new StableBloomFilter({ cells: 1000, hashes: 4, decrements: 12, maxValue: 5 });
-    stream(a, 0, 3000);
-    const bytes = a.toBytes();
-    expect(bytes.length).toBe(36 + 1000 + 4);
-    const b = StableBloomFilter.fromBytes(bytes);
-    expect([b.cells, b.maxValue, b.hashes, b.decrements, b.seed]).toEqual([1000, 5, 4, 12, 0]);
-    expect(b.toBytes()).toEqual(bytes);
-    expect(stream(b, 3000, 6000)).toEqual(stream(a, 3000, 6000));
-    expect(b.toBytes()).toEqual(a.toBytes());
-    // From a view into a larger buffer, too.
-    const shifted = Buffer.concat([Buffer.alloc(5), bytes]).subarray(5);
-    expect(StableBloomFilter.fromBytes(shifted).toBytes()).toEqual(bytes);
-  });
-
-  it('rejects every truncation, extension and single-byte corruption', () => {
-    const f = new StableBloomFilter(SMALL);
-    for (let i = 0; i < 200; i++) f.add(`i${i}`);
-    const good = f.toBytes();
-    for (let len = 0; len < good.length; len++) {
-      expect(() => StableBloomFilter.fromBytes(good.slice(0, len))).toThrow(RangeError);
-    }
-    expect(() => StableBloomFilter.fromBytes(Uint8Array.of(...good, 0))).toThrow(RangeError);
-    for (let i = 0; i < good.length; i++) {
-      for (const mask of [0x01, 0x80, 0xff]) {
-        const bad = good.slice();
-        bad[i] = (bad[i] as number) ^ mask;
-        expect(() => StableBloomFilter.fromBytes(bad)).toThrow(RangeError);
-      }
-    }
-  });
-
-  it('rejects well-sealed bytes with impossible contents', () => {
-    const good = new StableBloomFilter(SMALL).toBytes();
-    const edits: [string, (b: Uint8Array, v: DataView) => void, RegExp][] = [
-      ['magic', (b) => (b[0] = 0x78), /not a serialised/],
-      ['version', (b) => (b[4] = 2), /version 2/],
-      ['maxValue 0', (b) => (b[5] = 0), /maxValue/],
-      ['hashes 0', (b) => (b[6] = 0), /hashes/],
-      ['hashes > cells', (b) => (b[6] = 65), /hashes/],
-      ['reserved', (b) => (b[7] = 1), /reserved/],
-      ['decrements > cells', (_, v) => v.setUint32(12, 65), /decrements/],
-      ['generator state 0', (b) => b.fill(0, 20, 36), /generator/],
-      ['cell > maxValue', (b) => (b[36 + 10] = 4), /cell 10/],
-    ];
-    for (const [, edit, message] of edits) {
-      const bytes = good.slice();
-      edit(bytes, new DataView(bytes.buffer));
-      expect(() => StableBloomFilter.fromBytes(reseal(bytes))).toThrow(message);
-      expect(() => StableBloomFilter.fromBytes(bytes)).toThrow(RangeError);
-    }
-    expect(() => StableBloomFilter.fromBytes([1, 2] as unknown as Uint8Array)).toThrow(TypeError);
+    expect(probe(c)).not.toEqual(probe(a));
   });
 });
 
@@ -370,6 +301,5 @@ describe('option validation', () => {
     const f = new StableBloomFilter({ ...ok, maxValue: 255, decrements: 100, seed: 2 ** 32 - 1 });
     f.add('a');
     expect(f.has('a')).toBe(true);
-    expect(StableBloomFilter.fromBytes(f.toBytes()).toBytes()).toEqual(f.toBytes());
   });
 });
