@@ -1,17 +1,18 @@
 /** Accumulators of what a run measures, and the small statistics the report needs. */
 
+import type { TrafficCounters } from '../src/net/meter.ts';
 import { shortProtocolName } from '../src/net/protocols.ts';
-import type { ProtocolTraffic } from '../src/net/wire-meter.ts';
+import type { StreamTraffic } from '../src/net/wire-meter.ts';
 import type { SearchScore } from './ground-truth.ts';
 
 export class OpStats {
   count = 0;
   failed = 0;
   latencies: number[] = [];
-  sends = 0;
+  messages = 0;
   bytes = 0;
   /** The same wire traffic split by protocol (short names: cidx, profiles_dht, …). */
-  byProtocol = new Map<string, { sends: number; bytes: number }>();
+  byProtocol = new Map<string, TrafficCounters>();
   // search only
   scored = 0;
   unresolved = 0;
@@ -79,7 +80,7 @@ export function opMetrics(
   // Where an operation's bytes go: e.g. bytes.per_search.cidx next to bytes.per_search.profiles_dht.
   const perProtocol = (name: string, s: OpStats) => {
     for (const [proto, t] of s.byProtocol) {
-      put(`messages.per_${name}.${proto}`, t.sends / s.count);
+      put(`messages.per_${name}.${proto}`, t.messages / s.count);
       put(`bytes.per_${name}.${proto}`, t.bytes / s.count);
     }
   };
@@ -94,7 +95,7 @@ export function opMetrics(
   if (search.precisionN > 0) put('search.precision', search.precisionSum / search.precisionN);
   if (search.relErrN > 0) put('search.mean_rel_error', search.relErrSum / search.relErrN);
   if (search.count > 0) {
-    put('messages.per_search', search.sends / search.count);
+    put('messages.per_search', search.messages / search.count);
     put('bytes.per_search', search.bytes / search.count);
     perProtocol('search', search);
     put('search.latency_p50_ms', percentile(search.latencies, 50));
@@ -106,7 +107,7 @@ export function opMetrics(
     put(`${name}.count`, s.count);
     put(`${name}.failed`, s.failed);
     if (s.count > 0) {
-      put(`messages.per_${name}`, s.sends / s.count);
+      put(`messages.per_${name}`, s.messages / s.count);
       put(`bytes.per_${name}`, s.bytes / s.count);
       perProtocol(name, s);
       put(`${name}.latency_p50_ms`, percentile(s.latencies, 50));
@@ -158,19 +159,19 @@ export class OpBook {
 /** Charges the wire traffic of a command (all protocols, all nodes) to its operations. */
 export function chargeTraffic(
   stats: OpStats[],
-  before: Record<string, ProtocolTraffic>,
-  after: Record<string, ProtocolTraffic>,
+  before: Record<string, StreamTraffic>,
+  after: Record<string, StreamTraffic>,
 ): void {
   for (const [proto, t] of Object.entries(after)) {
-    const sends = t.sends - (before[proto]?.sends ?? 0);
+    const messages = t.messages - (before[proto]?.messages ?? 0);
     const bytes = t.bytes - (before[proto]?.bytes ?? 0);
-    if (sends === 0 && bytes === 0) continue;
+    if (messages === 0 && bytes === 0) continue;
     const short = shortProtocolName(proto);
     for (const s of stats) {
-      s.sends += sends;
+      s.messages += messages;
       s.bytes += bytes;
-      const p = s.byProtocol.get(short) ?? { sends: 0, bytes: 0 };
-      p.sends += sends;
+      const p = s.byProtocol.get(short) ?? { messages: 0, bytes: 0 };
+      p.messages += messages;
       p.bytes += bytes;
       s.byProtocol.set(short, p);
     }

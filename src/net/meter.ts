@@ -1,4 +1,8 @@
-/** Messages and bytes per message type and direction, counted where they cross the wire. */
+/**
+ * Messages and bytes per message type and direction, counted where they cross the wire.
+ * `TrafficCounters` is the shape of every traffic count: per message type here, per protocol
+ * (with streams) in wire-meter.ts, in the `stats` RPC and in the simulator's statistics.
+ */
 export interface TrafficCounters {
   messages: number;
   bytes: number;

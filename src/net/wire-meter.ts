@@ -1,16 +1,22 @@
 /**
  * Traffic on the wire per libp2p protocol (kad-dht's two DHTs, identify, ping, cidx): streams
- * opened, sends (one per length-prefixed message) and bytes sent. It plugs into libp2p as its Metrics component, which libp2p
- * hands every negotiated protocol stream; counting the outgoing side of every stream counts all
- * traffic once (every byte one node receives, another sent). One meter can serve a whole
- * in-process swarm. Other metric kinds libp2p registers are accepted and ignored.
+ * opened, messages (one a send, a length-prefixed frame) and bytes sent. It plugs into libp2p as
+ * its Metrics component, which libp2p hands every negotiated protocol stream; counting the
+ * outgoing side of every stream counts all traffic once (every byte one node receives, another
+ * sent). One meter can serve a whole in-process swarm. Other metric kinds libp2p registers are
+ * accepted and ignored.
  */
 import type { Metrics, Stream } from '@libp2p/interface';
+import type { TrafficCounters } from './meter.ts';
 
-export interface ProtocolTraffic {
+/** A protocol's traffic: the streams opened, and the messages and bytes sent on them. */
+export interface StreamTraffic extends TrafficCounters {
   streams: number;
+}
+
+/** What `snapshot` gives: the report's tables still read the message count as `sends`. */
+export interface ProtocolTraffic extends StreamTraffic {
   sends: number;
-  bytes: number;
 }
 
 const noop = () => {};
@@ -24,7 +30,7 @@ const NOOP_METRIC = {
 };
 
 export class WireMeter {
-  readonly #traffic = new Map<string, ProtocolTraffic>();
+  readonly #traffic = new Map<string, StreamTraffic>();
 
   /** The factory to pass as libp2p's `metrics` option. */
   readonly component = (): Metrics => {
@@ -48,27 +54,14 @@ export class WireMeter {
 
   /** A copy of the counters, by protocol id. */
   snapshot(): Record<string, ProtocolTraffic> {
-    return Object.fromEntries([...this.#traffic].map(([k, v]) => [k, { ...v }]));
-  }
-
-  /** Totals over every protocol. */
-  total(): ProtocolTraffic {
-    let streams = 0;
-    let sends = 0;
-    let bytes = 0;
-    for (const t of this.#traffic.values()) {
-      streams += t.streams;
-      sends += t.sends;
-      bytes += t.bytes;
-    }
-    return { streams, sends, bytes };
+    return Object.fromEntries([...this.#traffic].map(([k, v]) => [k, { ...v, sends: v.messages }]));
   }
 
   #track(stream: Stream): void {
     const protocol = stream.protocol ?? 'unknown';
     let t = this.#traffic.get(protocol);
     if (t === undefined) {
-      t = { streams: 0, sends: 0, bytes: 0 };
+      t = { streams: 0, messages: 0, bytes: 0 };
       this.#traffic.set(protocol, t);
     }
     const counters = t;
@@ -76,22 +69,9 @@ export class WireMeter {
     if (stream.direction === 'outbound') counters.streams++;
     const send = stream.send.bind(stream);
     stream.send = (data) => {
-      counters.sends++;
+      counters.messages++;
       counters.bytes += data.byteLength;
       return send(data);
     };
   }
-}
-
-/** Difference of two snapshots (after − before), per protocol. */
-export function trafficDelta(
-  after: Record<string, ProtocolTraffic>,
-  before: Record<string, ProtocolTraffic>,
-): Record<string, ProtocolTraffic> {
-  const out: Record<string, ProtocolTraffic> = {};
-  for (const [p, a] of Object.entries(after)) {
-    const b = before[p] ?? { streams: 0, sends: 0, bytes: 0 };
-    out[p] = { streams: a.streams - b.streams, sends: a.sends - b.sends, bytes: a.bytes - b.bytes };
-  }
-  return out;
 }
