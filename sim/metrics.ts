@@ -44,13 +44,21 @@ export class OpStats {
   }
 }
 
-/** Nearest-rank percentile of unsorted values (NaN for none). */
-export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[
-    Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
-  ] as number;
+/**
+ * Nearest-rank percentile of values sorted ascending: the ⌈p·n/100⌉-th smallest value, i.e. the
+ * smallest value with at least p % of the values at or below it (p50 of 1..100 is 50, p99 is 99,
+ * p100 the maximum). Always one of the values, never an interpolation; undefined for none.
+ */
+export function percentileOfSorted(sorted: ArrayLike<number>, p: number): number | undefined {
+  if (sorted.length === 0) return undefined;
+  // p·n before the division keeps integer ranks exact ((7 / 100) · 100 is 7.000…01).
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p * sorted.length) / 100)));
+  return sorted[rank - 1];
+}
+
+/** The same of unsorted values, for a metric: NaN for none (a metric not finite is left out). */
+export function percentile(values: readonly number[], p: number): number {
+  return percentileOfSorted(Float64Array.from(values).sort(), p) ?? Number.NaN;
 }
 
 /** Gini coefficient of non-negative values: 0 when all equal, → 1 when one holds everything. */

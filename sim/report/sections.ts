@@ -3,14 +3,8 @@
  * first name segment, traffic per protocol, latency percentiles, the timeline. Markdown and
  * HTML render the same sections.
  */
-import {
-  formatBytes,
-  formatDuration,
-  formatNumber,
-  isByteMetric,
-  percentileOfSorted,
-  seconds,
-} from './format.ts';
+import { percentileOfSorted } from '../metrics.ts';
+import { formatBytes, formatDuration, formatNumber, isByteMetric, seconds } from './format.ts';
 import type { SimReport } from './types.ts';
 
 /** A table of plain-text cells; each renderer escapes them its own way. */

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { percentile } from '../../sim/report/format.ts';
+import { percentile } from '../../sim/metrics.ts';
 import { renderHtml } from '../../sim/report/html.ts';
 import { renderMarkdown } from '../../sim/report/markdown.ts';
 import type { SimReport } from '../../sim/report/types.ts';
@@ -160,7 +160,9 @@ describe('percentile (nearest rank)', () => {
     expect(percentile([30, 5, 9, 7], 50)).toBe(7);
     expect(percentile([30, 5, 9, 7], 90)).toBe(30);
     expect(percentile([42], 1)).toBe(42);
-    expect(percentile([], 50)).toBeUndefined();
+    // (7 / 100) · 100 is 7.000…01: the rank must not round up to 8.
+    expect(percentile(values, 7)).toBe(7);
+    expect(percentile([], 50)).toBeNaN();
   });
 });
 
