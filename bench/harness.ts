@@ -7,6 +7,7 @@
  * Usage: npm run bench:harness [-- --sizes 10,30 --runs 3]
  */
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { NetnsNetwork } from '../sim/netns/index.ts';
 import { ProcessHarness } from '../sim/processes/index.ts';
@@ -77,7 +78,7 @@ try {
       });
       start.push(performance.now() - t);
       ready.push(memory(p.pid).rss);
-      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      await sleep(10_000);
       const m = memory(p.pid);
       idle.push(m.rss);
       anon.push(m.anon);

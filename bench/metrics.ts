@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { CidxClient } from '../src/client/index.ts';
 import { CidxNode } from '../src/node/node.ts';
@@ -142,7 +143,7 @@ async function rss(metricsOn: boolean): Promise<number> {
       if (metricsOn) await c.metrics();
       else await c.nodeInfo();
     }
-    await new Promise((r) => setTimeout(r, 2_000)); // let the node settle
+    await sleep(2_000); // let the node settle
     return rssKiB(n.proc.pid as number);
   } finally {
     await stop(n);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PeerId } from '@libp2p/interface';
 import type { AddressManager } from '@libp2p/interface-internal';
 import { type Multiaddr, multiaddr } from '@multiformats/multiaddr';
@@ -231,6 +232,6 @@ async function waitForAsync(
   const end = Date.now() + ms;
   while (!(await cond())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }

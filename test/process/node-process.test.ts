@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CidxRpcError } from '../../src/client/index.ts';
 import {
@@ -208,7 +209,7 @@ describe('kill -9 in the middle of writes', () => {
       let best: { id: string; similarity: number } | undefined;
       do {
         [best] = (await client(n).communitySearch({ profile: got.profile })).results;
-        if (best?.id !== id) await new Promise((r) => setTimeout(r, 200));
+        if (best?.id !== id) await sleep(200);
       } while (best?.id !== id && Date.now() < end);
       expect(best).toMatchObject({ id, similarity: 1 });
     }

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,7 +100,7 @@ describe('/healthz', () => {
       let answer: Awaited<ReturnType<typeof raw>> | undefined;
       while (answer === undefined) {
         answer = await raw(`${url}/healthz`).catch(() => undefined); // not listening yet
-        if (answer === undefined) await new Promise((r) => setTimeout(r, 50));
+        if (answer === undefined) await sleep(50);
       }
       expect(answer.status).toBe(503);
       expect(JSON.parse(answer.body)).toEqual({ status: 'starting' });

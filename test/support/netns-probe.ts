@@ -5,6 +5,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Host, NetnsNetwork } from '../../sim/netns/index.ts';
 import { pidAlive } from '../../sim/netns/names.ts';
 
@@ -131,6 +132,6 @@ export async function stillAlive(pids: readonly number[], ms = 20_000): Promise<
   for (;;) {
     const alive = pids.filter(pidAlive);
     if (alive.length === 0 || Date.now() > until) return alive;
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KadDHTInit } from '@libp2p/kad-dht';
 import type { SwarmParams } from '../../src/index/swarm.ts';
 import type { Limits, Timing } from '../../src/node/config.ts';
@@ -82,7 +83,7 @@ export async function waitFor(
   const end = Date.now() + timeoutMs;
   while (!cond()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }
 

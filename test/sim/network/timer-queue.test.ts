@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { TimerQueue } from '../../../sim/network/timer-queue.ts';
 
@@ -28,7 +29,7 @@ describe('the network timer queue', () => {
     let ran = false;
     q.at(q.now() + 5, { due: 0, seq: 0, run: () => (ran = true) });
     q.clear();
-    await new Promise((r) => setTimeout(r, 30));
+    await sleep(30);
     expect(ran).toBe(false);
     expect(q.size).toBe(0);
   });
