@@ -32,7 +32,7 @@ export interface ChurnCount {
 }
 
 /** One session length of the model (ms). */
-export function sessionLength(m: SessionModel, rng: Rng): number {
+function sessionLength(m: SessionModel, rng: Rng): number {
   return m.kind === 'exponential' ? rng.exponential(m.meanMs) : rng.pareto(m.shape, m.scaleMs);
 }
 

@@ -27,7 +27,7 @@ export interface DatasetEntry {
   profile: Profile;
 }
 
-export class DatasetError extends Error {}
+class DatasetError extends Error {}
 
 export async function loadDataset(
   name: string,

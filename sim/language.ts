@@ -31,7 +31,7 @@ export interface ParseScope {
 }
 
 /** Where a statement stands in its file. */
-export interface Located {
+interface Located {
   line: number;
   /** The statement's text, comments stripped. */
   text: string;

@@ -75,7 +75,7 @@ export function gini(values: number[]): number {
 }
 
 /** Search, create and update metrics under a prefix ('' or '<label>.'). */
-export function opMetrics(
+function opMetrics(
   prefix: string,
   search: OpStats,
   create: OpStats,

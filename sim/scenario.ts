@@ -7,7 +7,6 @@ import { type ParseScope, ScenarioError, type Statement } from './language.ts';
 import { LineParser } from './line-parser.ts';
 import { statementSpec } from './statements/registry.ts';
 
-export type { Amount, Op, Selector } from './language.ts';
 export { ScenarioError, type Statement };
 
 /** Parses a scenario; throws ScenarioError at the first bad line. */

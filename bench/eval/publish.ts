@@ -55,13 +55,6 @@ export function loadProfiles(file: string): { id: string; profile: Profile }[] {
     });
 }
 
-export function dataManifest(): Record<string, unknown> {
-  return JSON.parse(readFileSync(join(DATA_DIR, 'manifest.json'), 'utf8')) as Record<
-    string,
-    unknown
-  >;
-}
-
 /** A markdown table. */
 export function table(head: string[], rows: (string | number)[][]): string {
   const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;

@@ -66,7 +66,7 @@ export async function signCommunities(list: readonly Community[]): Promise<Signe
   return out;
 }
 
-export interface Costs {
+interface Costs {
   /** Index keys the operation touched (one DHT lookup each). */
   keys: number;
   requestBytes: number;

@@ -100,7 +100,7 @@ interface JsonSchema {
 }
 
 /** Every method with its params, read from the schemas the node validates with. */
-export function describeMethods(): string {
+function describeMethods(): string {
   const out: string[] = [];
   for (const m of METHOD_NAMES) {
     out.push(`${m}  — ${METHOD_HELP[m]}`);

@@ -12,7 +12,7 @@ export class UsageError extends Error {
   }
 }
 
-export const DEFAULT_MAX_INPUT_BYTES = 512 * 1024 * 1024;
+const DEFAULT_MAX_INPUT_BYTES = 512 * 1024 * 1024;
 
 /** Reads a whole text file (or stdin for "-"), refusing files larger than `maxBytes`. */
 export async function readText(path: string, maxBytes = DEFAULT_MAX_INPUT_BYTES): Promise<string> {

@@ -57,7 +57,7 @@ Examples:
 }
 
 /** Defaults < config file < environment < flags, validated as a whole. */
-export async function loadConfig(
+async function loadConfig(
   command: Command,
   configFile: string | undefined,
   env: NodeJS.ProcessEnv,

@@ -18,7 +18,7 @@ export type NodeConfig = NodeSettings;
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** The zod schema of one setting; every message is the setting's rule. */
-export function schemaOf(s: Setting): z.ZodType {
+function schemaOf(s: Setting): z.ZodType {
   const error = ruleOf(s);
   let t: z.ZodType;
   switch (s.kind) {
@@ -52,9 +52,9 @@ export function schemaOfTree(tree: SettingTree): z.ZodType {
   return z.strictObject(shape);
 }
 
-export const configSchema = schemaOfTree(SETTINGS);
+const configSchema = schemaOfTree(SETTINGS);
 
-export const DEFAULT_CONFIG: NodeConfig = defaultsOf(SETTINGS);
+const DEFAULT_CONFIG: NodeConfig = defaultsOf(SETTINGS);
 
 /** A setting that cannot be used; the message names it. */
 export class ConfigError extends Error {
@@ -154,7 +154,7 @@ export function nodeOptions(c: NodeConfig): NodeOptions {
 }
 
 /** A non-loopback RPC port needs a token: anyone who reaches it could otherwise drive the node. */
-export function checkRpcAccess(c: NodeConfig): void {
+function checkRpcAccess(c: NodeConfig): void {
   const { host } = splitHostPort(c.rpc);
   if (c.rpcToken === undefined && !isLoopback(host))
     throw new ConfigError(

@@ -31,11 +31,3 @@ export function oneOf<T extends string>(choices: readonly T[]) {
     return raw as T;
   };
 }
-
-/** Commander parser: on/off (also true/false, 1/0) → boolean. */
-export function onOff(raw: string): boolean {
-  const v = raw.trim().toLowerCase();
-  if (['on', 'true', '1'].includes(v)) return true;
-  if (['off', 'false', '0'].includes(v)) return false;
-  throw new InvalidArgumentError('must be on or off');
-}

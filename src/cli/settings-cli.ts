@@ -38,7 +38,7 @@ function range(s: Setting): string {
 }
 
 /** One line of --help: what it does, its range, its default. */
-export function describeSetting(s: Setting): string {
+function describeSetting(s: Setting): string {
   const r = range(s);
   const dflt = s.defaultText ?? showValue(s, s.default);
   return `${s.help}${r === '' ? '' : `: ${r}`} (default ${dflt})`;

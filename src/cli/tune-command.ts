@@ -112,7 +112,7 @@ function openUnit(raw: string): number {
 const fixed = (x: number) => x.toFixed(6);
 
 /** The text report: the choice, the curve it was chosen from, and its S-curve. */
-export function formatTune(r: TuneResult): string {
+function formatTune(r: TuneResult): string {
   const o = r.options;
   const c = r.chosen;
   const lines = [

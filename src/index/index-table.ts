@@ -20,7 +20,7 @@ export interface Quotas {
   perOwner: number;
 }
 
-export const DEFAULT_QUOTAS: Quotas = { perOwnerPerKey: 64, perOwner: 20_000 };
+const DEFAULT_QUOTAS: Quotas = { perOwnerPerKey: 64, perOwner: 20_000 };
 
 /** How long records live without being republished. */
 export interface Lifetimes {

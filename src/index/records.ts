@@ -12,7 +12,7 @@ export interface SignedBlob {
 }
 
 /** Fields every signed record carries. The id derives from owner and nonce. */
-export interface RecordHead {
+interface RecordHead {
   /** Community id: hex SHA-256 of (owner public key, nonce). */
   id: string;
   nonce: Uint8Array;

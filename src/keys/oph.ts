@@ -12,7 +12,7 @@ import type { SeededStream } from './random.ts';
 import { randomTables } from './tabulation.ts';
 
 /** Murmur3's 32-bit finaliser: a bijective mixer, used only to draw densification probes. */
-export function fmix32(x: number): number {
+function fmix32(x: number): number {
   let h = x >>> 0;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
@@ -23,7 +23,7 @@ export function fmix32(x: number): number {
 }
 
 /** Bin of probe `attempt` for empty bin `j` among k bins. */
-export function probeBin(seed: number, j: number, attempt: number, k: number): number {
+function probeBin(seed: number, j: number, attempt: number, k: number): number {
   const h = fmix32(seed ^ fmix32(Math.imul(j, 0x9e3779b1) ^ Math.imul(attempt, 0x85ebca77)));
   return Math.floor((h * k) / 2 ** 32);
 }

@@ -18,7 +18,7 @@ export const WIRE_VERSION = 1;
 export { MAX_K };
 
 const bytes = z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'must be a byte string');
-export const signedSchema = z.object({ p: bytes, o: bytes, s: bytes });
+const signedSchema = z.object({ p: bytes, o: bytes, s: bytes });
 export type WireSigned = z.infer<typeof signedSchema>;
 const dhtKey = bytes.refine((b) => b.length > 0 && b.length <= 64, 'must be 1 to 64 bytes');
 const count = z.number().int().min(0).max(MAX_K);

@@ -10,7 +10,7 @@
  */
 import { NotFoundError, type PeerInfo, type PeerRouting } from '@libp2p/interface';
 
-export const WALK_STEP_MS = 2_000;
+const WALK_STEP_MS = 2_000;
 
 class WalkPacer implements PeerRouting {
   readonly #ms: number;

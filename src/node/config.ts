@@ -10,7 +10,6 @@ import type { ServedObserver } from '../net/server.ts';
 import {
   type DhtSettings,
   type Limits,
-  type NodeSettings,
   SETTINGS,
   TIMING_RULES,
   type Timing,
@@ -97,5 +96,3 @@ export function nodeOptionsFrom(
 function definedOnly<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
-
-export type { NodeSettings };

@@ -18,9 +18,9 @@ import {
   StorageError,
 } from './storage-records.ts';
 
-export const FORMAT_KEY = '/cidx/format';
+const FORMAT_KEY = '/cidx/format';
 /** The format this code writes. */
-export const STORE_FORMAT = 1;
+const STORE_FORMAT = 1;
 
 /** The store was written by a newer cidx: this one refuses it rather than misread it. */
 export class StorageFormatError extends StorageError {
@@ -52,7 +52,7 @@ const STEPS: Step[] = [
 ];
 
 /** The store's format version (0 when it has none). */
-export async function storeFormat(ds: LevelDatastore): Promise<number> {
+async function storeFormat(ds: LevelDatastore): Promise<number> {
   const key = new Key(FORMAT_KEY);
   if (!(await ds.has(key))) return 0;
   return decodeValue(

@@ -43,9 +43,9 @@ const MAX_VALUE_BYTES = 64 * 1024 * 1024;
 const bytes = z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'must be a byte string');
 const blob = z.strictObject({ p: bytes, o: bytes, s: bytes });
 type Blob = z.infer<typeof blob>;
-export const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits');
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits');
 /** A DHT key in hex (1 to 64 bytes, as the wire allows). */
-export const dhtKeyHex = z.string().regex(/^([0-9a-f]{2}){1,64}$/, 'must be a hex DHT key');
+const dhtKeyHex = z.string().regex(/^([0-9a-f]{2}){1,64}$/, 'must be a hex DHT key');
 const version = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 /** A time on the node's clock (ms). */
 const time = z.number();
@@ -55,7 +55,7 @@ const descriptorEntry = z.strictObject({ b: blob, x: time });
 const removedEntry = z.strictObject({ v: version, x: time });
 export const contactsSchema = z.strictObject({ b: blob, d: blob.optional(), x: time });
 export const tombstoneSchema = z.strictObject({ b: blob, x: time });
-export const noteSchema = z.strictObject({
+const noteSchema = z.strictObject({
   q: version,
   k: z.enum(['created', 'updated']),
   b: blob,
@@ -76,7 +76,7 @@ const ownedFields = {
   h: z.record(dhtKeyHex, z.array(z.string())),
   x: z.strictObject({ t: blob, u: time }).optional(),
 };
-export const ownedSchema = z.strictObject(ownedFields);
+const ownedSchema = z.strictObject(ownedFields);
 /** Format 0 wrote owned communities without their holders before holders were kept. */
 export const ownedSchemaV0 = z.strictObject({ ...ownedFields, h: ownedFields.h.optional() });
 

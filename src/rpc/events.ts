@@ -9,7 +9,7 @@ import type { CidxNode } from '../node/node.ts';
 import { notificationJson } from './methods.ts';
 
 /** Comment lines keep idle streams (and proxies between) open. */
-export const KEEP_ALIVE_MS = 15_000;
+const KEEP_ALIVE_MS = 15_000;
 
 export function streamEvents(
   node: CidxNode,

@@ -36,11 +36,8 @@ const UNSPECIFIED = new Set(['0.0.0.0', '::', '']);
 /** How often the interface addresses may be re-read when an unknown IP shows up in Host. */
 const INTERFACE_REFRESH_MS = 5_000;
 
-/** The smallest token length accepted (the settings table's): 96 bits or more of a random token. */
-export { MIN_TOKEN_LENGTH };
-
 /** Why a token cannot be used, or undefined when it can. */
-export function tokenProblem(token: string): string | undefined {
+function tokenProblem(token: string): string | undefined {
   if (token.length < MIN_TOKEN_LENGTH) return `must be at least ${MIN_TOKEN_LENGTH} characters`;
   if (!/^[\x21-\x7e]+$/.test(token)) return 'must be printable ASCII without spaces';
   return undefined;
@@ -124,7 +121,7 @@ function normalise(host: string): string {
 }
 
 /** The host name of a Host header value: `[::1]:7070` → `::1`, `Node.Example:80` → `node.example`. */
-export function hostName(host: string): string {
+function hostName(host: string): string {
   const h = host.trim().toLowerCase();
   if (h.startsWith('[')) return h.slice(1, h.indexOf(']') === -1 ? undefined : h.indexOf(']'));
   const colon = h.indexOf(':');

@@ -35,7 +35,7 @@ export interface RpcOptions {
   consoleDir?: string;
 }
 
-export type RpcState = 'starting' | 'serving' | 'stopping';
+type RpcState = 'starting' | 'serving' | 'stopping';
 
 export interface RpcHandle {
   url: string;
@@ -49,7 +49,7 @@ export interface RpcHandle {
   close(graceMs?: number): Promise<void>;
 }
 
-export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export async function startRpc(node: CidxNode, o: RpcOptions): Promise<RpcHandle> {
   const guard = new AccessGuard({

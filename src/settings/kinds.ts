@@ -14,7 +14,7 @@ export const CATEGORIES = {
   access: 'RPC port access and metrics',
   reach: 'Reachability, relays and private swarms',
 } as const;
-export type Category = keyof typeof CATEGORIES;
+type Category = keyof typeof CATEGORIES;
 
 /** The scenario statements whose key=value options are settings. */
 export type ScenarioStatement = 'index' | 'params' | 'timing';

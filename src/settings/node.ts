@@ -1,7 +1,7 @@
 /** Settings of the node process itself: addresses, state directory, the RPC port, logging. */
 import { choice, int, list, text } from './kinds.ts';
 
-export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 const MIB = 1024 * 1024;
 
 export const NODE = {

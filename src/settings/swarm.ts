@@ -19,7 +19,7 @@ export const MAX_K = 1000;
  * replicas + 1 closest peers, and kad-dht's lookups and routing tables are built around k ≤ 20.
  */
 export const MAX_REPLICAS = 20;
-export const INDEX_MODES = ['attribute', 'lsh'] as const;
+const INDEX_MODES = ['attribute', 'lsh'] as const;
 
 export const SWARM = {
   index: choice({

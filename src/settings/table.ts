@@ -30,9 +30,8 @@ import { TIMING } from './timing.ts';
 import type { ConfigOf } from './tree.ts';
 
 export { MIN_TOKEN_LENGTH } from './access.ts';
-export { LOG_LEVELS } from './node.ts';
 export { REACHABILITY_MODES } from './reach.ts';
-export { INDEX_MODES, MAX_K, MAX_REPLICAS } from './swarm.ts';
+export { MAX_K, MAX_REPLICAS } from './swarm.ts';
 export { MAX_DURATION_MS, TIMING_RULES, type Timing } from './timing.ts';
 
 export const SETTINGS = {

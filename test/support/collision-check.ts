@@ -9,7 +9,7 @@ import { type AttributeKind, bandCollisionProbability, jaccardPairs } from './pa
  * put the binomial standard deviation at ≤ 0.013, so ±0.05 is ≈ 4σ: a correct family passes
  * whatever the seed, a biased one does not.
  */
-export const PAIRS_PER_POINT = 1500;
+const PAIRS_PER_POINT = 1500;
 const LEVELS = [0.2, 0.4, 0.6, 0.8];
 const COMBOS = [15, 20].flatMap((n) => [1, 2, 3].map((m) => ({ n, m })));
 

@@ -15,7 +15,7 @@ export interface JaccardPair {
 }
 
 /** How many of `size` attributes to replace for a Jaccard similarity closest to `s`. */
-export function replacementsFor(size: number, s: number): number {
+function replacementsFor(size: number, s: number): number {
   return Math.round((size * (1 - s)) / (1 + s));
 }
 

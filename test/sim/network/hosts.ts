@@ -8,7 +8,7 @@ import { CidxNode } from '../../../src/node/node.ts';
 const tag = randomBytes(4).toString('hex');
 
 /** The host options that put a node on `net` under `name`. */
-export function onNetwork(net: SimNetwork, name: string) {
+function onNetwork(net: SimNetwork, name: string) {
   const n = net.join(name);
   return {
     transport: 'memory' as const,
@@ -52,20 +52,4 @@ export async function plainNode(name: string, o: Partial<NodeOptions> = {}): Pro
   });
   await n.start();
   return n;
-}
-
-/** Resolves with the first event `type` on `target` that `match` accepts. */
-export function nextEvent<T extends Event>(
-  target: EventTarget,
-  type: string,
-  match: (e: T) => boolean = () => true,
-): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (e: Event) => {
-      if (!match(e as T)) return;
-      target.removeEventListener(type, on);
-      resolve(e as T);
-    };
-    target.addEventListener(type, on);
-  });
 }
