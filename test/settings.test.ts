@@ -28,7 +28,7 @@ function sample(s: Setting): unknown {
   switch (s.kind) {
     case 'int':
     case 'duration': {
-      const d = (s.default as number | undefined) ?? s.min;
+      const d = s.default ?? s.min;
       const step = s.kind === 'duration' ? 1000 : 1;
       return d + step <= s.max ? d + step : d - step;
     }

@@ -36,7 +36,7 @@ export const DATA_PARAMS = {
 } as const;
 
 const { values } = parseArgs({ options: { out: { type: 'string', default: 'data' } } });
-const out = resolve(values.out as string);
+const out = resolve(values.out);
 mkdirSync(out, { recursive: true });
 
 const t0 = Date.now();

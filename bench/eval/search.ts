@@ -26,8 +26,8 @@ const { values } = parseArgs({
     k: { type: 'string', default: '5' },
   },
 });
-const kinds = (values.kinds as string).split(',');
-const family = values.family as string;
+const kinds = values.kinds.split(',');
+const family = values.family;
 const k = Number(values.k);
 const SEED = 'cidx-eval';
 

@@ -206,15 +206,15 @@ if (values.one !== undefined) {
         '..',
         'docs',
         'results',
-        `${sectionName(NODES, (values.kinds as string).split(','), COMMUNITIES)}.json`,
+        `${sectionName(NODES, values.kinds.split(','), COMMUNITIES)}.json`,
       ),
       'utf8',
     ),
   ) as { nodes: number; queries: number; communities?: number; runs: Run[] };
   await render(saved.nodes, saved.queries, saved.runs, saved.communities);
 } else {
-  const kinds = (values.kinds as string).split(',');
-  const configs = (values.configs as string).split(',');
+  const kinds = values.kinds.split(',');
+  const configs = values.configs.split(',');
   const runs: Run[] = [];
   const t0 = Date.now();
   for (const kind of kinds) {

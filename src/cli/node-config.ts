@@ -66,7 +66,7 @@ export class ConfigError extends Error {
 
 /** Deep-merges layers of partial settings over the defaults and validates the result. */
 export function resolveConfig(...layers: Record<string, unknown>[]): NodeConfig {
-  let merged: Record<string, unknown> = structuredClone(DEFAULT_CONFIG) as Record<string, unknown>;
+  let merged: Record<string, unknown> = structuredClone(DEFAULT_CONFIG);
   for (const layer of layers) merged = mergeDeep(merged, layer);
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {

@@ -154,7 +154,7 @@ export function decodeRequest(bytes: Uint8Array, limits?: ParseOptions): Request
     const profile = (raw as { profile?: unknown }).profile;
     if (typeof profile !== 'object' || profile === null) return;
     try {
-      checkWireCounts(profile as { w?: unknown; r?: unknown }, limits);
+      checkWireCounts(profile, limits);
     } catch (err) {
       throw new CodecError(`request: profile ${(err as Error).message}`);
     }

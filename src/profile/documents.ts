@@ -37,7 +37,7 @@ export function parseDocument(value: unknown, where: string): UserDocument {
     if (typeof v.keywords === 'string') {
       doc.keywords = v.keywords.split(/[;,]/).filter((k) => k.trim() !== '');
     } else if (Array.isArray(v.keywords) && v.keywords.every((k) => typeof k === 'string')) {
-      doc.keywords = v.keywords as string[];
+      doc.keywords = v.keywords;
     } else {
       throw new DocumentError(where, 'keywords: must be a string or an array of strings');
     }

@@ -1026,12 +1026,12 @@ describe('signed records under hostile blobs', () => {
       )
       .map(([blob, [which, how]]) => {
         const b = { ...blob };
-        b[which as 'payload' | 'owner' | 'sig'] =
+        b[which] =
           how instanceof Uint8Array
             ? how
             : Array.isArray(how)
               ? applyEdits(blob[which as 'payload'], how)
-              : (how as SignedBlob)[which as 'payload'];
+              : how[which as 'payload'];
         return b;
       });
     await fc.assert(

@@ -114,7 +114,7 @@ describe('a node that cannot be dialled is reached through a relay', () => {
     expect(z.libp2p.getConnections(p.peerId)).toHaveLength(0);
 
     const signal = AbortSignal.timeout(10_000);
-    const stream = await z.libp2p.dialProtocol(multiaddr(circuit[0] as string), INDEX_PROTOCOL, {
+    const stream = await z.libp2p.dialProtocol(multiaddr(circuit[0]), INDEX_PROTOCOL, {
       signal,
       runOnLimitedConnection: true,
     });
@@ -140,7 +140,7 @@ describe('a node that cannot be dialled is reached through a relay', () => {
     const big = new Uint8Array(RELAY.dataLimitBytes + 64 * 1024);
     await expect(
       (async () => {
-        const s = await z.libp2p.dialProtocol(multiaddr(circuit[0] as string), INDEX_PROTOCOL, {
+        const s = await z.libp2p.dialProtocol(multiaddr(circuit[0]), INDEX_PROTOCOL, {
           signal: AbortSignal.timeout(10_000),
           runOnLimitedConnection: true,
         });

@@ -45,7 +45,7 @@ describe('per-peer limits', () => {
       encryption: 'plaintext',
     });
     await flooder.start();
-    await flooder.dial(multiaddr(node(b).addrs[0] as string));
+    await flooder.dial(multiaddr(node(b).addrs[0]));
   });
   afterAll(async () => {
     await flooder?.stop();

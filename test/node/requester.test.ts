@@ -162,7 +162,7 @@ describe('verifyBest', () => {
     // An inflated claim costs one more fetch and ranks by what the descriptor is worth.
     addClaim(claims, { id: Buffer.from(made[4]?.id as string, 'hex'), v: 1, sim: 9 }, source);
     log.length = 0;
-    const again = await verifyBest(ctx, query, claims, { k: 2, excludeId: made[2]?.id as string });
+    const again = await verifyBest(ctx, query, claims, { k: 2, excludeId: made[2]?.id });
     expect(again.map((r) => r.id)).toEqual([made[1]?.id, made[0]?.id]);
     expect(fetched()).toBe(3);
   });

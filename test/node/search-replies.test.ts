@@ -91,7 +91,7 @@ describe('search answers on a 12-node swarm', () => {
   });
 
   it('a responder inflating a claim cannot rank a community higher', async () => {
-    const query = profiles[0] as { weights: Record<string, number> };
+    const query = profiles[0];
     const honest = await asker.search(query, { k: 5 });
     // Every responder claims that a community of the other topic (no attribute in common with
     // the query, so similarity 0) is a perfect match.

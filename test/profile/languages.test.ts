@@ -127,7 +127,7 @@ describe('profiles in the language of the documents', () => {
     // The most common among the others, counting documents with a lang field too.
     const mostly = buildProfile([
       ...PARAGRAPHS.es.slice(0, 2).map((text) => ({ text, lang: 'es' })),
-      { text: PARAGRAPHS.fr[0] as string },
+      { text: PARAGRAPHS.fr[0] },
       short,
     ]);
     expect(mostly.languages).toEqual([

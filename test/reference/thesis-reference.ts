@@ -77,7 +77,7 @@ export function computeIdentifiers(
         const pVal = applyPermutation(valTP, permutation, b);
         if (min === null || pVal < min) min = pVal;
       }
-      currentID = currentID === null ? (min as bigint) : currentID ^ (min as bigint);
+      currentID = currentID === null ? min : currentID ^ (min as bigint);
     }
     ids.push(currentID as bigint);
   }

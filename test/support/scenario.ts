@@ -11,7 +11,7 @@ import { startSwarm, stopAll, variedProfiles } from './swarm.ts';
 
 /** A profile of its own vocabulary (`prefix-…`), sharing no attribute with any other. */
 function isolated(size: number, seed: number, prefix: string): { weights: Record<string, number> } {
-  const { weights } = variedProfiles(1, size, seed, 1)[0] as { weights: Record<string, number> };
+  const { weights } = variedProfiles(1, size, seed, 1)[0];
   return {
     weights: Object.fromEntries(Object.entries(weights).map(([a, w]) => [`${prefix}-${a}`, w])),
   };
@@ -82,8 +82,8 @@ export function swarmScenario(
     });
 
     it('joins one community per interest of a matrix profile', async () => {
-      const a = profiles[0]?.weights as Record<string, number>;
-      const b = profiles[1]?.weights as Record<string, number>;
+      const a = profiles[0]?.weights;
+      const b = profiles[1]?.weights;
       const related = (ws: Record<string, number>) => {
         const keys = Object.keys(ws);
         return keys.slice(1).map((k, i) => [keys[i], k, 0.9] as [string, string, number]);

@@ -80,7 +80,7 @@ describe('delay and bandwidth of the network model', () => {
           for (let i = 0; i + 4 <= buf.length; i += 4) got.push(view.getUint32(i));
           resolve();
         } catch (err) {
-          reject(err as Error);
+          reject(err);
         }
       });
     });
@@ -128,7 +128,7 @@ describe('delay and bandwidth of the network model', () => {
           for await (const chunk of stream) total += chunk.byteLength;
           resolve(total);
         } catch (err) {
-          reject(err as Error);
+          reject(err);
         }
       });
     });
