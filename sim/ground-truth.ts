@@ -74,7 +74,9 @@ export interface SearchScore {
 }
 
 export function scoreSearch(returned: Ranked[], exact: Ranked[], k: number): SearchScore {
-  if (exact.length === 0)
+  const [best] = exact;
+  const [got] = returned;
+  if (best === undefined)
     return {
       answerable: false,
       unresolved: false,
@@ -82,10 +84,8 @@ export function scoreSearch(returned: Ranked[], exact: Ranked[], k: number): Sea
       precision: null,
       relError: null,
     };
-  if (returned.length === 0)
+  if (got === undefined)
     return { answerable: true, unresolved: true, top1: false, precision: null, relError: null };
-  const best = exact[0] as Ranked;
-  const got = returned[0] as Ranked;
   const tie = 1e-9 * Math.max(1, best.similarity);
   const top1 = got.id === best.id || Math.abs(got.similarity - best.similarity) <= tie;
   const kth = (exact[Math.min(k, exact.length) - 1] as Ranked).similarity;

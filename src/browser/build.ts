@@ -103,8 +103,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { bytes, gzip, meta } = await buildBrowser();
   // --meta <file>: esbuild's account of what went in, for size analyses (esbuild.github.io/analyze).
   const at = process.argv.indexOf('--meta');
-  if (at > 0 && process.argv[at + 1])
-    await writeFile(process.argv[at + 1] as string, JSON.stringify(meta));
+  const metaFile = at > 0 ? process.argv[at + 1] : undefined;
+  if (metaFile) await writeFile(metaFile, JSON.stringify(meta));
   const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
   process.stdout.write(`dist/browser.js: ${kib(bytes)} (${kib(gzip)} gzipped)\n`);
 }

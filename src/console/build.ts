@@ -10,8 +10,8 @@ import { type BuildOptions, build } from 'esbuild';
 const root = join(import.meta.dirname, '..', '..');
 const src = join(root, 'src', 'console');
 const outIndex = process.argv.indexOf('--out');
-const out =
-  outIndex === -1 ? join(root, 'dist', 'console') : (process.argv[outIndex + 1] as string);
+const out = outIndex === -1 ? join(root, 'dist', 'console') : process.argv[outIndex + 1];
+if (out === undefined) throw new Error('--out: a directory is needed');
 
 mkdirSync(out, { recursive: true });
 const options: BuildOptions = {

@@ -220,8 +220,7 @@ const RECORD_OVERHEAD = 16;
 /** Keeps the longest prefix of `recs` whose encoding fits in `budget` bytes. */
 export function fitToFrame(recs: WireSigned[], budget: number): WireSigned[] {
   let used = 0;
-  for (let i = 0; i < recs.length; i++) {
-    const r = recs[i] as WireSigned;
+  for (const [i, r] of recs.entries()) {
     used += r.p.length + r.o.length + r.s.length + RECORD_OVERHEAD;
     if (used > budget) return recs.slice(0, i);
   }

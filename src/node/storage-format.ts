@@ -19,8 +19,6 @@ import {
 } from './storage-records.ts';
 
 const FORMAT_KEY = '/cidx/format';
-/** The format this code writes. */
-const STORE_FORMAT = 1;
 
 /** The store was written by a newer cidx: this one refuses it rather than misread it. */
 export class StorageFormatError extends StorageError {
@@ -50,6 +48,8 @@ const STEPS: Step[] = [
     }
   },
 ];
+/** The format this code writes: one step a format. */
+const STORE_FORMAT = STEPS.length;
 
 /** The store's format version (0 when it has none). */
 async function storeFormat(ds: LevelDatastore): Promise<number> {
@@ -72,12 +72,13 @@ async function storeFormat(ds: LevelDatastore): Promise<number> {
  * leaves the store as it was.
  */
 export async function prepareFormat(ds: LevelDatastore, where: string): Promise<void> {
-  let format = await storeFormat(ds);
+  const format = await storeFormat(ds);
   if (format > STORE_FORMAT) throw new StorageFormatError(where, format);
-  for (; format < STORE_FORMAT; format++) {
+  for (const [from, step] of STEPS.entries()) {
+    if (from < format) continue;
     const batch = ds.batch();
-    await (STEPS[format] as Step)(ds, batch);
-    batch.put(new Key(FORMAT_KEY), encode(format + 1));
+    await step(ds, batch);
+    batch.put(new Key(FORMAT_KEY), encode(from + 1));
     await batch.commit();
   }
 }

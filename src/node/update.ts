@@ -33,8 +33,9 @@ export async function updateCommunity(
   const oldSet = new Set(cur.keys);
   const newSet = new Set(newHex);
   const oldOnly = cur.keys.filter((k) => !newSet.has(k));
-  const kept = newKeys.filter((_, i) => oldSet.has(newHex[i] as string));
-  const added = newKeys.filter((_, i) => !oldSet.has(newHex[i] as string));
+  const kept: Uint8Array[] = [];
+  const added: Uint8Array[] = [];
+  for (const k of newKeys) (oldSet.has(hex(k)) ? kept : added).push(k);
 
   const descriptor = await signRecord(ctx.key, { kind: 'descriptor', id, nonce, version, profile });
   const contactsRecord = await signRecord(ctx.key, {

@@ -65,7 +65,7 @@ export class ConsoleAssets {
       return;
     }
     res.writeHead(200, {
-      'Content-Type': TYPES[path] as string,
+      'Content-Type': TYPES[path] ?? 'application/octet-stream',
       'Content-Length': body.length,
       'Content-Security-Policy': CONSOLE_CSP,
       'Cache-Control': 'no-cache',

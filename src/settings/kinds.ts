@@ -167,8 +167,9 @@ const UNIT: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
 
 /** `250ms`, `2s`, `1.5m`, `1h` in ms; null when it is not such a duration. */
 export function parseDuration(raw: string): number | null {
-  const m = DURATION.exec(raw.trim());
-  return m === null ? null : Number(m[1]) * (UNIT[m[2] as string] as number);
+  const [, amount, unit = ''] = DURATION.exec(raw.trim()) ?? [];
+  const ms = UNIT[unit];
+  return ms === undefined ? null : Number(amount) * ms;
 }
 
 /** A setting's value from a flag or an environment variable; throws SettingError. */
