@@ -52,14 +52,14 @@ export function raw(
 
 /** A JSON-RPC request body. */
 export const rpcBody = (method: string, params?: unknown) =>
-  JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) });
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
 
 /** Builds the web console into a fresh directory (the same build as `npm run build`). */
 export function buildConsole(): string {
   const out = mkdtempSync(join(tmpdir(), 'cidx-console-'));
   execFileSync(
     process.execPath,
-    [join(import.meta.dirname, '..', '..', 'scripts', 'build-console.ts'), '--out', out],
+    [join(import.meta.dirname, '..', '..', 'src', 'console', 'build.ts'), '--out', out],
     { stdio: 'pipe', timeout: 60_000 },
   );
   return out;
