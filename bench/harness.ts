@@ -74,7 +74,7 @@ try {
       const t = performance.now();
       const p = await harness.start({
         name: `${where === '127.0.0.1' ? 'lo' : 'ns'}${r}`,
-        ...(where === 'in a namespace' ? { host: net.hosts[0] } : {}),
+        host: where === 'in a namespace' ? net.hosts[0] : undefined,
       });
       start.push(performance.now() - t);
       ready.push(memory(p.pid).rss);

@@ -31,7 +31,7 @@ export async function runSimulation(file: string, o: SimOptions = {}): Promise<n
       file,
       progress: o.progress ?? true,
       stackTraces: o.stackTraces === true,
-      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+      seed: o.seed,
       onReport: async (r) => {
         await writeReports(r, out);
       },

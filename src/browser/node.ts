@@ -58,11 +58,11 @@ export async function startBrowserNode(o: BrowserNodeOptions): Promise<CidxNode>
     listen: [],
     reachability: 'private',
     bootstrap: o.bootstrap,
-    ...(o.swarm ? { swarm: o.swarm } : {}),
-    ...(o.timing ? { timing: o.timing } : {}),
-    ...(o.limits ? { limits: o.limits } : {}),
-    ...(o.relay ? { relay: o.relay } : {}),
-    ...(o.swarmKey ? { swarmKey: o.swarmKey } : {}),
+    swarm: o.swarm,
+    timing: o.timing,
+    limits: o.limits,
+    relay: o.relay,
+    swarmKey: o.swarmKey,
   });
   await node.start();
   const waitMs = o.relayWaitMs ?? 15_000;

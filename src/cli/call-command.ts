@@ -61,10 +61,7 @@ Examples:
       const parsed = params === undefined ? undefined : await readParams(params);
       let client: CidxClient;
       try {
-        client = new CidxClient(f.rpc, {
-          timeoutMs: f.timeout,
-          ...(f.token !== undefined ? { token: f.token } : {}),
-        });
+        client = new CidxClient(f.rpc, { timeoutMs: f.timeout, token: f.token });
       } catch (err) {
         throw new UsageError(`--rpc: ${(err as Error).message}`);
       }

@@ -149,7 +149,7 @@ export function nodeOptions(c: NodeConfig): NodeOptions {
     // Host settings of a process (the swarm key's bytes are read by node-run.ts).
     reachability: c.reachability,
     relay: c.relay,
-    ...(c.privateSwarm === undefined ? {} : { privateSwarm: c.privateSwarm }),
+    privateSwarm: c.privateSwarm,
   };
 }
 

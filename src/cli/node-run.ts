@@ -36,8 +36,9 @@ export async function runNode(config: NodeConfig): Promise<void> {
       node = await CidxNode.create(
         {
           ...nodeOptions(config),
-          ...(swarmKey === undefined ? {} : { swarmKey }),
-          ...(metrics ? { metrics: metrics.libp2pMetrics(), onServed: metrics.served } : {}),
+          swarmKey,
+          metrics: metrics?.libp2pMetrics(),
+          onServed: metrics?.served,
         },
         storage,
       );
@@ -59,8 +60,8 @@ export async function runNode(config: NodeConfig): Promise<void> {
       maxBodyBytes: config.rpcMaxBodyBytes,
       starting: true,
       vhosts: config.rpcVhosts,
-      ...(config.rpcToken !== undefined ? { token: config.rpcToken } : {}),
-      ...(metrics ? { metrics } : {}),
+      token: config.rpcToken,
+      metrics,
     });
     await node.start();
     rpc.serving();

@@ -132,7 +132,7 @@ Examples:
           top: flags.top,
           fieldWeights: flags.fieldWeights,
           lang: flags.lang,
-          ...(stop ? { stopwords: stop } : {}),
+          stopwords: stop,
         });
         if (flags.verbose) {
           const counts = built.languages

@@ -37,8 +37,8 @@ Example:
         const code = await runSimulation(file, {
           progress: o.progress,
           stackTraces: o.stackTraces === true,
-          ...(o.out !== undefined ? { out: o.out } : {}),
-          ...(o.seed !== undefined ? { seed: o.seed } : {}),
+          out: o.out,
+          seed: o.seed,
         });
         if (code !== 0)
           throw new UsageError(code === 1 ? 'some expects failed' : 'scenario error', code);

@@ -202,14 +202,15 @@ export class IndexTable {
         cur.descriptor ??= descriptor;
         this.#changes.push({
           op: 'put-contacts',
-          ...withDescriptor(cur.record, cur.descriptor),
+          record: cur.record,
+          descriptor: cur.descriptor,
           expiresAt,
         });
         return 'refreshed';
       }
     }
-    this.#contacts.set(record.id, { ...withDescriptor(record, descriptor), expiresAt });
-    this.#changes.push({ op: 'put-contacts', ...withDescriptor(record, descriptor), expiresAt });
+    this.#contacts.set(record.id, { record, descriptor, expiresAt });
+    this.#changes.push({ op: 'put-contacts', record, descriptor, expiresAt });
     return 'stored';
   }
 
@@ -321,7 +322,8 @@ export class IndexTable {
         return;
       case 'put-contacts':
         this.#contacts.set(c.record.id, {
-          ...withDescriptor(c.record, c.descriptor),
+          record: c.record,
+          descriptor: c.descriptor,
           expiresAt: c.expiresAt,
         });
         return;
@@ -395,13 +397,6 @@ function bump(map: Map<string, number>, k: string, delta: number): void {
   const v = (map.get(k) ?? 0) + delta;
   if (v <= 0) map.delete(k);
   else map.set(k, v);
-}
-
-function withDescriptor(
-  record: ContactsRecord,
-  descriptor: DescriptorRecord | undefined,
-): { record: ContactsRecord; descriptor?: DescriptorRecord } {
-  return descriptor === undefined ? { record } : { record, descriptor };
 }
 
 function blobBytes(b: { payload: Uint8Array; owner: Uint8Array; sig: Uint8Array }): number {

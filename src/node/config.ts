@@ -7,14 +7,9 @@ import { ParamsError } from '../keys/params.ts';
 import type { LookupStats } from '../net/closest.ts';
 import type { HostOptions } from '../net/libp2p.ts';
 import type { ServedObserver } from '../net/server.ts';
-import {
-  type DhtSettings,
-  type Limits,
-  SETTINGS,
-  TIMING_RULES,
-  type Timing,
-} from '../settings/table.ts';
+import { type Limits, SETTINGS, TIMING_RULES, type Timing } from '../settings/table.ts';
 import { defaultsOf, type PartialConfigOf, resolveGroup } from '../settings/tree.ts';
+import { definedOnly } from '../util/defined.ts';
 import type { Scheduler } from './scheduler.ts';
 
 export type { Limits, Timing };
@@ -89,10 +84,6 @@ export function nodeOptionsFrom(
     swarm,
     timing: definedOnly(c.timing ?? {}),
     limits: definedOnly(c.limits ?? {}),
-    dht: definedOnly<Partial<DhtSettings>>(c.dht ?? {}),
+    dht: definedOnly(c.dht ?? {}),
   };
-}
-
-function definedOnly<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }

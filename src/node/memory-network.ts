@@ -319,7 +319,7 @@ export class MemoryNetwork {
       swarm: this.#opts.swarm,
       key: peer.key,
       owned: peer.owned,
-      ...(this.#opts.now ? { now: this.#opts.now } : {}),
+      now: this.#opts.now,
       ...o,
     });
   }

@@ -157,7 +157,7 @@ export class NodeStorage {
       table.apply({
         op: 'put-contacts',
         record,
-        ...(descriptor ? { descriptor } : {}),
+        descriptor,
         expiresAt: v.x,
       });
       n++;

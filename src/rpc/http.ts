@@ -52,11 +52,7 @@ export interface RpcHandle {
 const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export async function startRpc(node: CidxNode, o: RpcOptions): Promise<RpcHandle> {
-  const guard = new AccessGuard({
-    host: o.host,
-    ...(o.token !== undefined ? { token: o.token } : {}),
-    ...(o.vhosts !== undefined ? { vhosts: o.vhosts } : {}),
-  });
+  const guard = new AccessGuard({ host: o.host, token: o.token, vhosts: o.vhosts });
   const counters: RpcCounters = { calls: {}, errors: {} };
   const metrics = o.metrics;
   const rpc = createRpcServer(node, counters, Date.now(), metrics);

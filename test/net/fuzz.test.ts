@@ -58,6 +58,7 @@ import {
   parseProfile,
 } from '../../src/profile/parse.ts';
 import { Profile } from '../../src/profile/profile.ts';
+import { definedOnly } from '../../src/util/defined.ts';
 
 const RUNS = 10_000;
 const SIGNING_DOMAIN = new TextEncoder().encode('cidx/record/v1\0');
@@ -757,11 +758,7 @@ describe('wire profiles and profile JSON under hostile values', () => {
   // Profiles built from the hostile wire profiles (relations mostly between their attributes).
   const fromWire = fc
     .tuple(hostileWireProfile, fc.option(fc.jsonValue({ maxDepth: 1 }), { nil: undefined }))
-    .map(([w, id]) => ({
-      weights: Object.fromEntries(w.w),
-      ...(w.r !== undefined ? { relations: w.r } : {}),
-      ...(id !== undefined ? { id } : {}),
-    }));
+    .map(([w, id]) => definedOnly({ weights: Object.fromEntries(w.w), relations: w.r, id }));
   const profileValue = fc.oneof(
     { weight: 6, arbitrary: fromWire },
     { weight: 2, arbitrary: withBadField(fromWire) },

@@ -25,8 +25,8 @@ async function tcpNode(
     transport: 'tcp',
     listen: o.listen ?? ['/ip4/127.0.0.1/tcp/0'],
     reachability: mode,
-    ...(o.bootstrap ? { bootstrap: o.bootstrap } : {}),
-    ...(o.relay ? { relay: o.relay } : {}),
+    bootstrap: o.bootstrap,
+    relay: o.relay,
     timing: { requestTimeoutMs: 5_000, lookupTimeoutMs: 10_000 },
   });
   cleanup.push(() => n.stop());

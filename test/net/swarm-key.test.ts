@@ -58,7 +58,7 @@ async function tcpNode(swarmKey: Uint8Array | undefined, bootstrap: string[]): P
     listen: ['/ip4/127.0.0.1/tcp/0'],
     reachability: 'public',
     bootstrap,
-    ...(swarmKey ? { swarmKey } : {}),
+    swarmKey,
     timing: { requestTimeoutMs: 3_000, lookupTimeoutMs: 6_000 },
   });
   cleanup.push(() => n.stop());
@@ -83,7 +83,7 @@ describe('a private swarm (pre-shared key)', () => {
         listen: ['/ip4/127.0.0.1/tcp/0'],
         reachability: 'public',
         bootstrap: a.addrs,
-        ...(other ? { swarmKey: other } : {}),
+        swarmKey: other,
         timing: { requestTimeoutMs: 3_000, lookupTimeoutMs: 6_000 },
       });
       cleanup.push(() => c.stop());

@@ -41,7 +41,7 @@ function cidxCall(args: string[], input?: string) {
     encoding: 'utf8',
     timeout: 60_000,
     env: { ...process.env, CIDX_RPC_TOKEN: '' },
-    ...(input !== undefined ? { input } : {}),
+    input,
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }

@@ -20,7 +20,7 @@ const FIXTURES = join(import.meta.dirname, 'fixtures');
 const docsOf = (lang: ParagraphLanguage): UserDocument[] =>
   PARAGRAPHS[lang].map((text) => ({ text }));
 const top = (docs: UserDocument[], n = 15, lang?: string) =>
-  [...buildProfile(docs, lang === undefined ? {} : { lang }).vector.attributes()].slice(0, n);
+  [...buildProfile(docs, { lang }).vector.attributes()].slice(0, n);
 
 describe('profiles in the language of the documents', () => {
   it.each(['it', 'de', 'es', 'fr', 'en'] as const)(
@@ -74,7 +74,7 @@ describe('profiles in the language of the documents', () => {
       'english-docs.jsonl',
     ).map(({ line, value }) => parseDocument(value, `english-docs.jsonl:${line}`));
     for (const lang of [undefined, 'en']) {
-      const built = buildProfile(docs, lang === undefined ? {} : { lang });
+      const built = buildProfile(docs, { lang });
       expect(built.languages).toEqual([{ lang: 'en', documents: docs.length, undetected: 0 }]);
       expect(`${JSON.stringify(built.vector.toJSON())}\n`).toBe(
         readFileSync(join(FIXTURES, 'english-vector.jsonl'), 'utf8'),

@@ -47,7 +47,7 @@ const send = (
   raw(`${url}${path}`, {
     method,
     headers: { ...(method === 'POST' ? JSON_TYPE : {}), ...headers },
-    ...(body !== undefined ? { body } : {}),
+    body,
   });
 
 beforeAll(async () => {

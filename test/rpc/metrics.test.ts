@@ -44,7 +44,8 @@ beforeAll(async () => {
       listen: [`/memory/${tag}-${name}`],
       encryption: 'plaintext',
       timing: { requestTimeoutMs: 5_000, lookupTimeoutMs: 10_000 },
-      ...(m ? { metrics: m.libp2pMetrics(), onServed: m.served } : {}),
+      metrics: m?.libp2pMetrics(),
+      onServed: m?.served,
       ...extra,
     });
   a = await make('a', ma);
@@ -60,7 +61,7 @@ beforeAll(async () => {
   await bare.start();
   await waitFor(() => [a, b, c].every((n) => n.info().peers.profiles >= 2), 15_000);
   const serve = async (n: CidxNode, m?: NodeMetrics) => {
-    const h = await startRpc(n, { host: '127.0.0.1', port: 0, ...(m ? { metrics: m } : {}) });
+    const h = await startRpc(n, { host: '127.0.0.1', port: 0, metrics: m });
     rpcs.push(h);
     return h.url;
   };

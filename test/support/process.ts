@@ -114,7 +114,7 @@ export async function runNodeExpectingFailure(
 /** A typed client of a node process's RPC port (the token, when the node was given one). */
 export function client(p: NodeProcess | string, token?: string): CidxClient {
   const url = typeof p === 'string' ? p : p.ready.rpc;
-  return new CidxClient(url, { timeoutMs: 60_000, ...(token !== undefined ? { token } : {}) });
+  return new CidxClient(url, { timeoutMs: 60_000, token });
 }
 
 /** A JSON-RPC call that must succeed; returns its result. */

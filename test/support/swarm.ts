@@ -31,11 +31,12 @@ export async function startSwarm(count: number, o: SwarmOptions = {}): Promise<C
       listen: [`/memory/cidx-${tag}-${i}`],
       encryption: 'plaintext',
       bootstrap,
-      ...(o.swarm ? { swarm: o.swarm } : {}),
+      swarm: o.swarm,
       timing: { ...TEST_TIMING, ...o.timing },
-      ...(o.limits ? { limits: o.limits } : {}),
-      ...(o.dht ? { dht: o.dht } : {}),
-      ...(o.clock ? { now: o.clock.now, scheduler: o.clock } : {}),
+      limits: o.limits,
+      dht: o.dht,
+      now: o.clock?.now,
+      scheduler: o.clock,
     });
     await n.start();
     return n;

@@ -1,5 +1,6 @@
 import type { PeerId } from '@libp2p/interface';
 import type { DescriptorRecord } from '../../index/records.ts';
+import { definedOnly } from '../../util/defined.ts';
 import { blobFromWire, blobToWire, type Request, type Response } from '../codec.ts';
 import { openRecord, RecordError } from '../records.ts';
 import { type Handler, ok } from '../server.ts';
@@ -41,10 +42,12 @@ export class ContactsGetHandler implements Handler<'contacts-get'> {
 
   async handle(_from: PeerId, req: Extract<Request, { t: 'contacts-get' }>): Promise<Response> {
     const { contacts, descriptor, tombstone } = this.#c.table.contacts(req.id, this.#c.now());
-    return ok({
-      ...(contacts ? { rec: blobToWire(contacts.blob) } : {}),
-      ...(descriptor ? { desc: blobToWire(descriptor.blob) } : {}),
-      ...(tombstone ? { tomb: blobToWire(tombstone.blob) } : {}),
-    });
+    return ok(
+      definedOnly({
+        rec: contacts && blobToWire(contacts.blob),
+        desc: descriptor && blobToWire(descriptor.blob),
+        tomb: tombstone && blobToWire(tombstone.blob),
+      }),
+    );
   }
 }
