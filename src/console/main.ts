@@ -19,7 +19,7 @@ function explain(err: unknown): string {
 
 function main(): void {
   let token = sessionStorage.getItem(TOKEN_KEY) ?? undefined;
-  let client = new CidxClient(location.origin, token === undefined ? {} : { token });
+  let client = new CidxClient(location.origin, { token });
   const current = () => client;
   const conn = byId('conn');
   const tokenForm = byId<HTMLFormElement>('token-form');
