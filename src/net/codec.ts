@@ -6,6 +6,7 @@
  */
 import { decode, encode } from 'cborg';
 import { z } from 'zod';
+import type { SignedBlob } from '../index/records.ts';
 import { MAX_SEEN_BYTES, MAX_SEEN_HASHES } from '../index/seen-filter.ts';
 import type { ParseOptions } from '../profile/parse.ts';
 import { MAX_K } from '../settings/table.ts';
@@ -17,8 +18,11 @@ export const WIRE_VERSION = 1;
 /** The wire's bound on results asked or returned: the settings table's bound on k, l and s. */
 export { MAX_K };
 
-const bytes = z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'must be a byte string');
-const signedSchema = z.object({ p: bytes, o: bytes, s: bytes });
+/** A CBOR byte string. */
+export const bytes = z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'must be a byte string');
+/** A signed record's byte strings, on the wire and on disk: payload, owner key, signature. */
+export const signedFields = { p: bytes, o: bytes, s: bytes };
+const signedSchema = z.object(signedFields);
 export type WireSigned = z.infer<typeof signedSchema>;
 const dhtKey = bytes.refine((b) => b.length > 0 && b.length <= 64, 'must be 1 to 64 bytes');
 const count = z.number().int().min(0).max(MAX_K);
@@ -197,20 +201,12 @@ function cborType(v: unknown): string {
   return typeof v === 'object' ? 'map' : typeof v;
 }
 
-/** A signed record as the wire carries it. */
-export function blobToWire(b: {
-  payload: Uint8Array;
-  owner: Uint8Array;
-  sig: Uint8Array;
-}): WireSigned {
+/** A signed record as the wire (and the store) carries it. */
+export function blobToWire(b: SignedBlob): WireSigned {
   return { p: b.payload, o: b.owner, s: b.sig };
 }
 
-export function blobFromWire(w: WireSigned): {
-  payload: Uint8Array;
-  owner: Uint8Array;
-  sig: Uint8Array;
-} {
+export function blobFromWire(w: WireSigned): SignedBlob {
   return { payload: w.p, owner: w.o, sig: w.s };
 }
 

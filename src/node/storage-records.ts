@@ -6,7 +6,8 @@
 import { decode, encode } from 'cborg';
 import { z } from 'zod';
 import type { Notification } from '../index/inbox.ts';
-import type { SignedBlob, SignedRecord } from '../index/records.ts';
+import type { SignedRecord } from '../index/records.ts';
+import { blobFromWire, blobToWire, bytes, signedFields, type WireSigned } from '../net/codec.ts';
 import { NONCE_BYTES, openRecord, RecordError, STRICT_CBOR } from '../net/records.ts';
 import { profileFromWire, profileToWire, wireProfileSchema } from '../net/wire-profile.ts';
 import type { ParseOptions } from '../profile/parse.ts';
@@ -40,9 +41,7 @@ export const NOTE = '/cidx/n';
 /** Larger values are not records this code wrote (a frame is at most a few MiB). */
 const MAX_VALUE_BYTES = 64 * 1024 * 1024;
 
-const bytes = z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'must be a byte string');
-const blob = z.strictObject({ p: bytes, o: bytes, s: bytes });
-type Blob = z.infer<typeof blob>;
+const blob = z.strictObject(signedFields);
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits');
 /** A DHT key in hex (1 to 64 bytes, as the wire allows). */
 const dhtKeyHex = z.string().regex(/^([0-9a-f]{2}){1,64}$/, 'must be a hex DHT key');
@@ -79,9 +78,6 @@ const ownedFields = {
 const ownedSchema = z.strictObject(ownedFields);
 /** Format 0 wrote owned communities without their holders before holders were kept. */
 export const ownedSchemaV0 = z.strictObject({ ...ownedFields, h: ownedFields.h.optional() });
-
-export const toBlob = (b: SignedBlob): Blob => ({ p: b.payload, o: b.owner, s: b.sig });
-const fromBlob = (b: Blob): SignedBlob => ({ payload: b.p, owner: b.o, sig: b.s });
 
 function decodeCbor(key: string, value: Uint8Array): unknown {
   if (value.length > MAX_VALUE_BYTES)
@@ -125,14 +121,14 @@ export function decodeEntry(
  */
 export async function openStored<K extends SignedRecord['kind']>(
   key: string,
-  b: Blob,
+  b: WireSigned,
   kind: K,
   id: string | undefined,
   limits: ParseOptions,
 ): Promise<Extract<SignedRecord, { kind: K }>> {
   let record: SignedRecord;
   try {
-    record = await openRecord(fromBlob(b), limits, { verified: true });
+    record = await openRecord(blobFromWire(b), limits, { verified: true });
   } catch (err) {
     if (err instanceof RecordError) throw new CorruptRecordError(key, err.message);
     throw err;
@@ -179,7 +175,7 @@ export function encodeNote(n: Notification): Uint8Array {
   return encode({
     q: n.seq,
     k: n.kind,
-    b: toBlob(n.record.blob),
+    b: blobToWire(n.record.blob),
     s: n.similarity,
     f: n.for,
     t: n.receivedAt,
@@ -205,11 +201,11 @@ export function encodeOwned(c: OwnedCommunity): Uint8Array {
     p: profileToWire(c.profile),
     a: c.contacts,
     k: c.keys,
-    d: toBlob(c.descriptor),
-    c: toBlob(c.contactsRecord),
+    d: blobToWire(c.descriptor),
+    c: blobToWire(c.contactsRecord),
     h: c.holders ?? {},
   };
-  if (c.dissolved) body.x = { t: toBlob(c.dissolved.tombstone), u: c.dissolved.until };
+  if (c.dissolved) body.x = { t: blobToWire(c.dissolved.tombstone), u: c.dissolved.until };
   return encode(body);
 }
 
@@ -230,9 +226,9 @@ export function decodeOwned(key: string, value: Uint8Array, limits: ParseOptions
     contacts: v.a,
     keys: v.k,
     holders: v.h,
-    descriptor: fromBlob(v.d),
-    contactsRecord: fromBlob(v.c),
+    descriptor: blobFromWire(v.d),
+    contactsRecord: blobFromWire(v.c),
   };
-  if (v.x) c.dissolved = { tombstone: fromBlob(v.x.t), until: v.x.u };
+  if (v.x) c.dissolved = { tombstone: blobFromWire(v.x.t), until: v.x.u };
   return c;
 }

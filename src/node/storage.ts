@@ -15,6 +15,7 @@ import { LevelDatastore } from 'datastore-level';
 import { Key } from 'interface-datastore';
 import type { Inbox, Notification } from '../index/inbox.ts';
 import type { Change, IndexTable } from '../index/index-table.ts';
+import { blobToWire } from '../net/codec.ts';
 import type { ParseOptions } from '../profile/parse.ts';
 import type { OwnedCommunity, OwnedStore } from './ownership.ts';
 import { prepareFormat } from './storage-format.ts';
@@ -38,7 +39,6 @@ import {
   openStored,
   parseEntryKey,
   TOMBSTONE,
-  toBlob,
   tombstoneSchema,
 } from './storage-records.ts';
 
@@ -100,7 +100,7 @@ export class NodeStorage {
         case 'put-descriptor':
           batch.put(
             new Key(entryKey(c.key, c.record.id)),
-            encode({ b: toBlob(c.record.blob), x: c.expiresAt }),
+            encode({ b: blobToWire(c.record.blob), x: c.expiresAt }),
           );
           break;
         case 'put-removed':
@@ -110,8 +110,8 @@ export class NodeStorage {
           batch.delete(new Key(entryKey(c.key, c.id)));
           break;
         case 'put-contacts': {
-          const body: Record<string, unknown> = { b: toBlob(c.record.blob), x: c.expiresAt };
-          if (c.descriptor) body.d = toBlob(c.descriptor.blob);
+          const body: Record<string, unknown> = { b: blobToWire(c.record.blob), x: c.expiresAt };
+          if (c.descriptor) body.d = blobToWire(c.descriptor.blob);
           batch.put(new Key(`${CONTACTS}/${c.record.id}`), encode(body));
           break;
         }
@@ -121,7 +121,7 @@ export class NodeStorage {
         case 'put-tombstone':
           batch.put(
             new Key(`${TOMBSTONE}/${c.record.id}`),
-            encode({ b: toBlob(c.record.blob), x: c.expiresAt }),
+            encode({ b: blobToWire(c.record.blob), x: c.expiresAt }),
           );
           break;
         case 'delete-tombstone':
