@@ -85,7 +85,8 @@ export function lshParamsDigest(p: ResolvedLshParams): Uint8Array {
   return new Uint8Array(d.buffer, d.byteOffset, d.length);
 }
 
-function checkInt(field: string, v: unknown, min: number, max: number): void {
+/** A ParamsError naming `field` unless `v` is an integer in [min, max]. */
+export function checkInt(field: string, v: unknown, min: number, max: number): void {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
     throw new ParamsError(field, `must be an integer in [${min}, ${max}]`);
   }

@@ -1,4 +1,4 @@
-import { ParamsError } from './params.ts';
+import { checkInt, ParamsError } from './params.ts';
 
 /**
  * Choosing the LSH parameters (n bands of m min-hashes) for a similarity threshold t.
@@ -233,11 +233,5 @@ export function resolveTuneOptions(options: TuneOptions): ResolvedTuneOptions {
 function checkNonNegative(field: string, v: unknown): void {
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
     throw new ParamsError(field, 'must be a finite number >= 0');
-  }
-}
-
-function checkInt(field: string, v: unknown, min: number, max: number): void {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw new ParamsError(field, `must be an integer in [${min}, ${max}]`);
   }
 }
