@@ -7,7 +7,7 @@ describe('cidx node: reachability settings', () => {
     const o = nodeOptions(resolveConfig());
     expect(o.reachability).toBe('auto');
     expect(o.relay).toEqual(DEFAULT_RELAY);
-    expect(o).not.toHaveProperty('privateSwarm');
+    expect(o.privateSwarm).toBeUndefined(); // unset: the host applies the private-range rule
   });
 
   it('pass a config file’s relay bounds and private-range choice to the node', () => {
