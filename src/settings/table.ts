@@ -47,5 +47,4 @@ export const SETTINGS = {
 /** Every setting's value: the resolved configuration of a node (and the config file's shape). */
 export type NodeSettings = ConfigOf<typeof SETTINGS>;
 export type Limits = NodeSettings['limits'];
-export type DhtSettings = NodeSettings['dht'];
 export type RelaySettings = NodeSettings['relay'];

@@ -5,7 +5,7 @@ export const RUNS = 10_000;
 
 export type ErrorClass = abstract new (...args: never[]) => Error;
 
-export function describeThrown(err: unknown): string {
+function describeThrown(err: unknown): string {
   return err instanceof Error ? `${err.name}: ${err.message}` : `non-Error ${String(err)}`;
 }
 

@@ -15,7 +15,7 @@ import {
 import { Profile } from '../../../src/profile/profile.ts';
 import { anyString, hostileNumber } from './values.ts';
 
-export const LONG_NAMES = ['x'.repeat(MAX_ATTRIBUTE_BYTES), 'x'.repeat(MAX_ATTRIBUTE_BYTES + 1)];
+const LONG_NAMES = ['x'.repeat(MAX_ATTRIBUTE_BYTES), 'x'.repeat(MAX_ATTRIBUTE_BYTES + 1)];
 LONG_NAMES.push('é'.repeat(MAX_ATTRIBUTE_BYTES / 2), 'é'.repeat(MAX_ATTRIBUTE_BYTES / 2 + 1));
 export const attrName = fc.oneof(
   { weight: 8, arbitrary: fc.constantFrom('a', 'b', 'c', 'd') },
@@ -54,12 +54,12 @@ export const limitsArb: fc.Arbitrary<ParseOptions> = fc.oneof(
   }),
 );
 
-export function nameOk(a: string): boolean {
+function nameOk(a: string): boolean {
   return a.length > 0 && a.isWellFormed() && Buffer.byteLength(a, 'utf8') <= MAX_ATTRIBUTE_BYTES;
 }
 
-export const positive = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
-export const nonNegative = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+const positive = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
+const nonNegative = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
 
 /** Whether the profile rules accept these weights and relations (written independently). */
 export function profileVerdict(

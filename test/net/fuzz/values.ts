@@ -10,16 +10,14 @@ import { MAX_K } from '../../../src/net/codec.ts';
 export const SIGNING_DOMAIN = new TextEncoder().encode('cidx/record/v1\0');
 export const SWARM = new Uint8Array(32).fill(7);
 
-export const loneSurrogate = fc
-  .integer({ min: 0xd800, max: 0xdfff })
-  .map((c) => String.fromCharCode(c));
+const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c));
 /** Strings of every kind: ASCII, any code point, lone surrogates, multi-byte characters. */
 export const anyString = fc.oneof(
   fc.string({ maxLength: 12 }),
   fc.string({ unit: 'binary', maxLength: 12 }),
   fc.string({ unit: fc.oneof(loneSurrogate, fc.constantFrom('a', 'é', '€', '😀')), maxLength: 8 }),
 );
-export const FIELD_NAMES = [
+const FIELD_NAMES = [
   'v',
   't',
   'w',
@@ -51,7 +49,7 @@ export const FIELD_NAMES = [
   'valueOf',
   'constructor',
 ];
-export const mapKey = fc.oneof(fc.constantFrom(...FIELD_NAMES), anyString);
+const mapKey = fc.oneof(fc.constantFrom(...FIELD_NAMES), anyString);
 /** Numbers a field should refuse, or only just accept. */
 export const hostileNumber = fc.oneof(
   fc.constantFrom(
@@ -79,7 +77,7 @@ export const hostileNumber = fc.oneof(
   fc.maxSafeInteger(),
 );
 /** Anything CBOR encodes (undefined, NaN and big integers included: the decoder refuses them). */
-export const cborLeaf = fc.oneof(
+const cborLeaf = fc.oneof(
   hostileNumber,
   anyString,
   fc.uint8Array({ maxLength: 70 }),

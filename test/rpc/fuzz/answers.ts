@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import { type MethodName, paramSchemas } from '../../../src/rpc/params.ts';
 
 /** The error codes of the public contract (CONTRACT.md, "JSON-RPC 2.0"); -32603 is not one. */
-export const CONTRACT_CODES = new Set([-32700, -32600, -32601, -32602, -32001, -32004, -32010]);
+const CONTRACT_CODES = new Set([-32700, -32600, -32601, -32602, -32001, -32004, -32010]);
 export const METHODS = Object.keys(paramSchemas) as MethodName[];
 export const MUTATING = new Set<string>([
   'community.create',
@@ -14,9 +14,8 @@ export const MUTATING = new Set<string>([
   'community.dissolve',
 ]);
 
-export type Id = string | number | null;
-export const isId = (v: unknown): v is Id =>
-  typeof v === 'string' || typeof v === 'number' || v === null;
+type Id = string | number | null;
+const isId = (v: unknown): v is Id => typeof v === 'string' || typeof v === 'number' || v === null;
 export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -45,7 +44,7 @@ export function expectedFor(req: unknown): Expected {
 }
 
 /** Ids as JSON carries them (1e999 parses to Infinity, which JSON writes as null). */
-export const idText = (id: Id) =>
+const idText = (id: Id) =>
   JSON.stringify(typeof id === 'number' && !Number.isFinite(id) ? null : id);
 
 /** How often each answer was given: an error code, or "result". */

@@ -9,10 +9,8 @@ import type { MethodName } from '../../../src/rpc/params.ts';
 import { isObject } from './answers.ts';
 
 export const HEX64 = /^[0-9a-f]{64}$/;
-export const json = fc.jsonValue({ maxDepth: 3 });
-export const loneSurrogate = fc
-  .integer({ min: 0xd800, max: 0xdfff })
-  .map((c) => String.fromCharCode(c));
+const json = fc.jsonValue({ maxDepth: 3 });
+const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c));
 export const anyString = fc.oneof(
   fc.string({ maxLength: 20 }),
   fc.string({ unit: 'binary', maxLength: 12 }),
@@ -21,7 +19,7 @@ export const anyString = fc.oneof(
     maxLength: 8,
   }),
 );
-export const NAN_LIKE = [
+const NAN_LIKE = [
   'NaN',
   'Infinity',
   '-Infinity',
@@ -35,7 +33,7 @@ export const NAN_LIKE = [
   '[]',
   '{}',
 ];
-export const hostileScalar = fc.oneof(
+const hostileScalar = fc.oneof(
   fc.constantFrom(...NAN_LIKE),
   fc.constantFrom(
     -1,
@@ -62,7 +60,7 @@ export const hugeString = fc
   .tuple(fc.integer({ min: 1_000, max: 1_000_000 }), fc.constantFrom('x', 'é', '"', '\\u0000'))
   .map(([n, c]) => c.repeat(Math.ceil(n / c.length)));
 /** A placeholder replaced in the body text by `depth` nested arrays or objects. */
-export const deep = fc
+const deep = fc
   .tuple(fc.oneof(fc.integer({ min: 1, max: 200 }), fc.constantFrom(10_000, 100_000)), fc.boolean())
   .map(([depth, arrays]) => `\u0000deep:${arrays ? 'a' : 'o'}:${depth}\u0000`);
 export const hostile = fc.oneof(
@@ -72,7 +70,7 @@ export const hostile = fc.oneof(
   { weight: 1, arbitrary: fc.oneof(fc.constant(undefined), fc.array(json, { maxLength: 3 })) },
 );
 
-export function parses(profile: unknown): boolean {
+function parses(profile: unknown): boolean {
   try {
     parseProfile(profile);
     return true;
@@ -81,12 +79,12 @@ export function parses(profile: unknown): boolean {
   }
 }
 
-export const attr = fc.oneof(
+const attr = fc.oneof(
   fc.constantFrom('canto', 'Verdi', 'a', '', '__proto__', 'x'.repeat(257)),
   anyString,
 );
 /** Profiles every one of which a rule refuses. */
-export const badProfile = fc
+const badProfile = fc
   .oneof(
     json,
     hostileScalar,
@@ -132,11 +130,11 @@ export const badProfile = fc
   .filter((p) => (typeof p === 'string' ? p.includes('\u0000deep') || !parses(p) : !parses(p)));
 
 /** Hostile values that stay in the JSON text (undefined would drop the field: maybe valid). */
-export const present = hostile.filter((v) => v !== undefined);
-export const intOutside = (min: number, max: number) =>
+const present = hostile.filter((v) => v !== undefined);
+const intOutside = (min: number, max: number) =>
   present.filter((v) => !(typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max));
-export const badId = present.filter((v) => !(typeof v === 'string' && HEX64.test(v)));
-export const badContacts = fc.oneof(
+const badId = present.filter((v) => !(typeof v === 'string' && HEX64.test(v)));
+const badContacts = fc.oneof(
   present.filter((v) => !(Array.isArray(v) && v.every((a) => typeof a === 'string'))),
   fc.constant([]),
   fc.array(
@@ -146,7 +144,7 @@ export const badContacts = fc.oneof(
   fc.constant(['/ip4/127.0.0.1/tcp/1']),
 );
 /** Values each param refuses. */
-export const BAD: Record<string, fc.Arbitrary<unknown>> = {
+const BAD: Record<string, fc.Arbitrary<unknown>> = {
   profile: badProfile,
   id: badId,
   notify: intOutside(0, 1000),
@@ -156,7 +154,7 @@ export const BAD: Record<string, fc.Arbitrary<unknown>> = {
   minFreq: present.filter((v) => !(typeof v === 'number' && v >= 0)),
   contacts: badContacts,
 };
-export const REQUIRED: Record<string, string[]> = {
+const REQUIRED: Record<string, string[]> = {
   'community.create': ['profile'],
   'community.update': ['id', 'profile'],
   'community.dissolve': ['id'],
@@ -164,7 +162,7 @@ export const REQUIRED: Record<string, string[]> = {
   'community.search': ['profile'],
   'community.join': ['profile'],
 };
-export const OPTIONAL: Record<string, string[]> = {
+const OPTIONAL: Record<string, string[]> = {
   'community.create': ['contacts', 'notify'],
   'community.update': ['contacts', 'notify'],
   'community.search': ['k'],
