@@ -144,9 +144,11 @@ export class Holders {
   /**
    * GetSimilarCommunities at the holders of a key: the query to the closest peer; under churn
    * that peer may have just taken the key over and hold nothing yet, so an empty answer sends
-   * the search on to the next replica — with a probe (the key alone), as most empty answers
-   * come from keys nobody stored anything under — and the query follows only to a replica
-   * whose probe says it holds something, in place of the probe's answer. Throws as `ask`.
+   * the search on to the next replicas — with probes (the key alone), as most empty answers
+   * come from keys nobody stored anything under, all at once (one round trip instead of one per
+   * replica; the closest whose probe says it holds something counts, as if they had been asked
+   * in turn) — and the query follows only to that replica, in place of its probe's answer.
+   * Throws as `ask`.
    */
   async getSimilarCommunities(
     key: Uint8Array,
@@ -161,6 +163,7 @@ export class Holders {
       maxPeers: opts.maxPeers,
       counts: (a) => holdsSomething(a.res),
       until: () => false,
+      laterAtOnce: true,
     });
     const answers: Answer[] = [];
     for (const a of asked.answers) {
@@ -205,7 +208,9 @@ export class Holders {
   /**
    * The closest peers in turn: `first` to as many as answers are still wanted, `later` to the
    * next ones when some failed or did not count, until `want` counted, `until` holds, the
-   * peers run out or `maxPeers` were asked.
+   * peers run out or `maxPeers` were asked. With `laterAtOnce`, `later` goes to all the
+   * remaining peers at once, and their answers are taken in order of closeness until `want`
+   * counted: the answers asking them in turn would have given, a round trip sooner.
    */
   async #inTurn(
     dht: DhtName,
@@ -217,6 +222,7 @@ export class Holders {
       maxPeers: number;
       counts: (a: Answer) => boolean;
       until: (answers: readonly Answer[]) => boolean;
+      laterAtOnce?: boolean;
     },
   ): Promise<Asked> {
     const peers = (await this.candidates(dht, key)).slice(0, plan.maxPeers);
@@ -227,12 +233,15 @@ export class Holders {
     let lastError: unknown;
     let next = 0;
     while (useful < plan.want && next < peers.length && !plan.until(answers)) {
-      const batch = peers.slice(next, next + (plan.want - useful));
+      const atOnce = next > 0 && plan.laterAtOnce === true;
+      const batch = peers.slice(next, atOnce ? peers.length : next + (plan.want - useful));
       const req = next === 0 ? plan.first : plan.later;
       next += batch.length;
       for (const peer of batch) sent.push(this.#sent(peer, req));
       const results = await Promise.allSettled(batch.map((p) => this.#network.send(p, req)));
       results.forEach((r, i) => {
+        // Asked at once: past the answers wanted, the rest would not have been asked in turn.
+        if (atOnce && useful >= plan.want) return;
         const peer = batch[i] as PeerId;
         if (r.status === 'fulfilled') {
           const a = { peer, res: r.value };

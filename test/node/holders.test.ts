@@ -152,7 +152,7 @@ describe('asking the holders of a key', () => {
         brief: true,
       }) as const;
 
-    it('after an empty answer, probes the next replica and queries only one that holds something', async () => {
+    it('after an empty answer, probes the next replicas at once and queries the closest that holds something', async () => {
       const key = new Uint8Array(attributeKey('opera'));
       const owner = net.peers[0] as MemoryPeer;
       await createCommunity(net.context(owner), profile, { notify: 0 });
@@ -168,8 +168,11 @@ describe('asking the holders of a key', () => {
       expect(asked.sent.map((s) => [s.peer.toString(), s.t])).toEqual([
         [candidates[0]?.toString(), 'query'],
         [candidates[1]?.toString(), 'probe'],
+        [candidates[2]?.toString(), 'probe'],
         [candidates[1]?.toString(), 'query'],
       ]);
+      // The third replica holds it too, but the second counted first: its answer is not used.
+      expect(ids(asked.answers)).toEqual(ids([candidates[0], candidates[1]] as PeerId[]));
       const found = asked.answers.flatMap((a) => a.res.sums ?? []);
       expect(found).toHaveLength(1);
       expect(found[0]?.sim).toBe(0.9);
