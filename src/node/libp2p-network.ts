@@ -52,7 +52,11 @@ export class Libp2pNetwork implements Network {
     return this.#libp2p.getMultiaddrs().map(String);
   }
 
-  async closestPeers(dht: DhtName, key: Uint8Array): Promise<PeerId[]> {
+  async closestPeers(
+    dht: DhtName,
+    key: Uint8Array,
+    onHeard?: (peers: PeerId[]) => void,
+  ): Promise<PeerId[]> {
     const lookups = this.#opts.lookups;
     const ms = lookups?.deadline() ?? this.#opts.lookupTimeoutMs;
     const limit = deadline(ms);
@@ -66,6 +70,7 @@ export class Libp2pNetwork implements Network {
         key,
         limit.signal,
         onStats === undefined ? undefined : (st) => onStats(dht, st),
+        onHeard,
       );
       if (limit.signal.aborted) lookups?.timedOut(ms);
       else lookups?.done(performance.now() - t0);
