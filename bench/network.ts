@@ -1,7 +1,8 @@
 /**
- * npm run bench:network — what the simulator's network model costs when it adds nothing: the
- * same workload on libp2p's plain memory transport and on the model's transport at 0 ms
- * (sim/network), each run in a fresh process, modes alternating.
+ * npm run bench:network — what the simulator's network model costs: the same workload on
+ * libp2p's plain memory transport, on the model's transport at 0 ms (sim/network), and on the
+ * model with the world's regions (delays of hundreds of ms: CPU is then the measure, wall time
+ * is mostly waiting), each run in a fresh process, modes alternating.
  *
  * Two measurements per run: (1) chunks — one connection carries 100,000 small writes; CPU µs per
  * chunk delivered, after a warm-up pass (also with a 10 ms delay, the timer-queue path); (2) swarm — N nodes join
@@ -14,12 +15,14 @@ import type { Stream } from '@libp2p/interface';
 import pLimit from 'p-limit';
 import { perturbed, synthetic } from '../sim/datasets.ts';
 import { SimNetwork } from '../sim/network/network.ts';
+import { worldRegions } from '../sim/network/regions.ts';
 import { Rng } from '../sim/random.ts';
 import { createHost } from '../src/net/libp2p.ts';
 import { CidxNode } from '../src/node/node.ts';
 import { runChild } from './child.ts';
 
-type Mode = 'memory' | 'model-0ms' | 'model-10ms';
+type Mode = 'memory' | 'model-0ms' | 'model-10ms' | 'model-world';
+const MODES: Mode[] = ['memory', 'model-0ms', 'model-10ms', 'model-world'];
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(name);
@@ -49,6 +52,8 @@ function hostOptions(net: SimNetwork | undefined, name: string, run: string) {
 
 function network(mode: Mode): SimNetwork | undefined {
   if (mode === 'memory') return undefined;
+  if (mode === 'model-world')
+    return new SimNetwork({ seed: 1, regions: worldRegions(), accessMs: 10 });
   return new SimNetwork({ seed: 1, latencyMs: mode === 'model-10ms' ? 10 : 0 });
 }
 
@@ -149,8 +154,8 @@ type Row = { mode: Mode; usPerChunk: number } & Partial<Awaited<ReturnType<typeo
 
 if (process.argv.includes('--child')) {
   const mode = process.argv[process.argv.indexOf('--child') + 1] as Mode;
-  await chunks(mode); // warm-up: the first pass measures the JIT compiler more than the transport
-  const row: Row = { mode, usPerChunk: await chunks(mode) };
+  if (mode !== 'model-world') await chunks(mode); // warm-up: the first pass measures the JIT more than the transport
+  const row: Row = { mode, usPerChunk: mode === 'model-world' ? Number.NaN : await chunks(mode) };
   if (mode !== 'model-10ms') Object.assign(row, await swarm(mode));
   process.stdout.write(`${JSON.stringify(row)}\n`);
   process.exit(0);
@@ -159,7 +164,7 @@ if (process.argv.includes('--child')) {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const rows: Row[] = [];
 for (let r = 0; r < RUNS; r++) {
-  for (const mode of ['memory', 'model-0ms', 'model-10ms'] as Mode[]) {
+  for (const mode of MODES) {
     const args = ['--child', mode, '--nodes', String(NODES), '--searches', String(SEARCHES)];
     const row = runChild<Row>(import.meta.filename, args);
     process.stderr.write(`${JSON.stringify(row)}\n`);
@@ -174,7 +179,7 @@ console.log(
   '| transport | CPU µs / chunk | nodes joined / s | join CPU (s) | searches / s | search CPU (s) | searches with results |',
 );
 console.log('|---|---|---|---|---|---|---|');
-for (const mode of ['memory', 'model-0ms', 'model-10ms'] as Mode[]) {
+for (const mode of MODES) {
   const of = rows.filter((x) => x.mode === mode);
   const m = (k: keyof Row) => median(of.map((x) => Number(x[k])));
   const f = (v: number, d: number) => (Number.isFinite(v) ? v.toFixed(d) : '—');

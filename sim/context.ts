@@ -7,6 +7,7 @@ import type { Timing } from '../src/node/config.ts';
 import type { DatasetEntry, DatasetSource } from './datasets.ts';
 import type { Selector } from './language.ts';
 import type { OpBook } from './metrics.ts';
+import type { PartitionBook } from './partitions.ts';
 import type { Progress } from './progress.ts';
 import type { Rng } from './random.ts';
 import type { SimPeer, SimSwarm } from './swarm-api.ts';
@@ -26,6 +27,10 @@ export interface RunContext {
   readonly rng: Rng;
   readonly world: World;
   readonly ops: OpBook;
+  /** When the run started (Date.now()): series are in ms since then. */
+  readonly startedAt: number;
+  /** The partitions made so far, and the searches made while they lasted. */
+  readonly partitions: PartitionBook;
   /** Time spent joining nodes (ms): `time.join_ms`. */
   joinMs: number;
   /** Metrics a command sets (`communities.findable`); reports show them as they are. */
@@ -46,6 +51,11 @@ export interface RunContext {
   /** Loads profiles that are not a declared data set (`update <dataset> <file>`). */
   load(name: string, source: DatasetSource): Promise<DatasetEntry[]>;
   progress(text: string, total: number): Progress;
+  /**
+   * Runs `task` after `ms`, while later commands run (`partition … for 1m`); the run waits for
+   * a task that has begun, and drops those still waiting, when it ends.
+   */
+  later(ms: number, task: () => Promise<void>): void;
   fail(problem: string): never;
 }
 

@@ -21,13 +21,14 @@ import { type DatasetEntry, type DatasetSource, loadDataset } from './datasets.t
 import { type Parsed, ScenarioError, type Selector, type Statement } from './language.ts';
 import { RssSampler } from './memory.ts';
 import { OpBook } from './metrics.ts';
+import { PartitionBook } from './partitions.ts';
 import { type Progress, progress } from './progress.ts';
 import { Rng } from './random.ts';
 import type { SimReport } from './report/types.ts';
 import { buildReport, collectMetrics } from './run-metrics.ts';
 import { statementSpec } from './statements/registry.ts';
 import { inProcessSwarm } from './swarm.ts';
-import type { SimPeer, SimSwarm, SwarmFactory } from './swarm-api.ts';
+import type { NetworkSpec, SimPeer, SimSwarm, SwarmFactory } from './swarm-api.ts';
 import { World } from './world.ts';
 
 export interface RunOptions {
@@ -61,6 +62,7 @@ export async function runScenario(statements: Statement[], opts: RunOptions): Pr
     return await run.report();
   } finally {
     run.memory.stop();
+    await run.settleLater();
     await run.swarm?.stop();
     Error.stackTraceLimit = stackTraceLimit;
   }
@@ -73,6 +75,7 @@ export class Run implements RunContext {
   readonly datasets = new Map<string, DatasetEntry[]>();
   readonly world = new World(DEFAULT_TIMING.recordTtlMs);
   readonly ops = new OpBook();
+  readonly partitions = new PartitionBook();
   readonly gauges = new Map<string, number>();
   readonly timeline: SimReport['timeline'] = [];
   readonly expects: SimReport['expects'] = [];
@@ -85,7 +88,11 @@ export class Run implements RunContext {
   rng = new Rng(0, 'init');
   text = '';
   swarm: SimSwarm | undefined;
+  /** The network model (`network` statement); none: nothing added to the wire. */
+  network: NetworkSpec | undefined;
   #seed = 0;
+  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #running = new Set<Promise<void>>();
   #inUse: NodeSettingsInUse | undefined;
   #statement: Statement | undefined;
 
@@ -118,6 +125,30 @@ export class Run implements RunContext {
   configure(what: string, path: readonly string[], value: unknown): void {
     if (this.swarm !== undefined) this.fail(`${what} must come before the first join`);
     setPath(this.config, path, value);
+  }
+
+  /** The `network` statement: what the nodes' connections cross, before the first join only. */
+  configureNetwork(spec: NetworkSpec): void {
+    if (this.swarm !== undefined) this.fail('network must come before the first join');
+    this.network = spec;
+  }
+
+  later(ms: number, task: () => Promise<void>): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      const p = task()
+        .catch((err: unknown) => this.log(`scheduled task failed: ${(err as Error).message}`))
+        .finally(() => this.#running.delete(p));
+      this.#running.add(p);
+    }, ms);
+    this.#timers.add(timer);
+  }
+
+  /** Drops the tasks still waiting and waits for those running (the end of the run). */
+  async settleLater(): Promise<void> {
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+    await Promise.allSettled([...this.#running]);
   }
 
   /** Runs one command of an `at` statement, and records it in the timeline. */
@@ -156,11 +187,18 @@ export class Run implements RunContext {
     this.#inUse = { k, timing };
     this.world.recordTtlMs = timing.recordTtlMs;
     const factory = this.opts.swarm ?? inProcessSwarm;
-    this.swarm = factory(
-      { runId: `${process.pid}-${this.startedAt}`, node: { ...node, swarm: node.swarm ?? {} } },
+    const swarm = factory(
+      {
+        runId: `${process.pid}-${this.startedAt}`,
+        node: { ...node, swarm: node.swarm ?? {} },
+        ...(this.network ? { network: { ...this.network, seed: this.seed } } : {}),
+      },
       new Rng(this.seed, 'swarm'),
     );
-    return this.swarm;
+    if (this.network !== undefined && swarm.network === undefined)
+      this.fail('this swarm cannot model a network: the network statement is for in-process runs');
+    this.swarm = swarm;
+    return swarm;
   }
 
   liveSwarm(): SimSwarm {

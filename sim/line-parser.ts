@@ -51,6 +51,11 @@ export class LineParser {
     this.#line = line;
   }
 
+  /** The scenario file, as given: paths in it are relative to its directory. */
+  get file(): string {
+    return this.#file;
+  }
+
   fail(problem: string): never {
     throw new ScenarioError(this.#file, this.#line, problem);
   }

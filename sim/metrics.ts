@@ -9,6 +9,8 @@ export class OpStats {
   count = 0;
   failed = 0;
   latencies: number[] = [];
+  /** When each operation began (ms since the run started), in the order of `latencies`. */
+  began: number[] = [];
   messages = 0;
   bytes = 0;
   /** The same wire traffic split by protocol (short names: cidx, profiles_dht, …). */
@@ -22,10 +24,11 @@ export class OpStats {
   relErrSum = 0;
   relErrN = 0;
 
-  /** One operation finished after `ms`. */
-  done(ms: number): void {
+  /** One operation, begun at `began` (ms since the run started), finished after `ms`. */
+  done(ms: number, began: number): void {
     this.count++;
     this.latencies.push(ms);
+    this.began.push(began);
   }
 
   addScore(s: SearchScore): void {

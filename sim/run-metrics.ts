@@ -7,7 +7,8 @@
 import { cpus } from 'node:os';
 import { shortProtocolName } from '../src/net/protocols.ts';
 import type { Run } from './interpreter.ts';
-import { gini } from './metrics.ts';
+import { gini, type OpStats } from './metrics.ts';
+import { addNetworkMetrics, networkReport } from './network-report.ts';
 import type { SimReport } from './report/types.ts';
 import type { PeerInfo } from './swarm-api.ts';
 
@@ -61,6 +62,8 @@ export async function collectMetrics(run: Run): Promise<Record<string, number>> 
     m['traffic.total.bytes'] = bytes;
     m['traffic.total.messages'] = sends;
   }
+  if (swarm?.network) addNetworkMetrics(swarm.network, m);
+  Object.assign(m, run.partitions.metrics());
   m['time.join_ms'] = run.joinMs;
   m['memory.rss_mb'] = run.memory.sample();
   m['memory.peak_rss_mb'] = run.memory.peak();
@@ -76,6 +79,7 @@ export async function buildReport(run: Run): Promise<SimReport> {
   const swarm = run.swarm;
   const metrics = await collectMetrics(run);
   const series = swarm?.aliveSeries() ?? [];
+  const network = swarm === undefined ? undefined : networkReport(swarm, run.partitions);
   return {
     scenario: {
       file: run.opts.file,
@@ -86,6 +90,7 @@ export async function buildReport(run: Run): Promise<SimReport> {
       nodesPeak: Math.max(0, ...series.map((a) => a.alive)),
     },
     metrics,
+    ...(network ? { network } : {}),
     expects: run.expects,
     timeline: run.timeline,
     series: {
@@ -93,8 +98,16 @@ export async function buildReport(run: Run): Promise<SimReport> {
       rssMb: run.memory.samples,
       searchLatencyMs: run.ops.all.search.latencies,
       createLatencyMs: run.ops.all.create.latencies,
+      latencyOverTime: [
+        ...overTime(run.ops.all.search, 'search'),
+        ...overTime(run.ops.all.create, 'create'),
+      ],
       loadPerNode: (await holdings(run)).map((h) => h.descriptors),
       protocols: swarm?.traffic() ?? {},
     },
   };
+}
+
+function overTime(s: OpStats, kind: 'search' | 'create') {
+  return s.latencies.map((ms, i) => ({ t: s.began[i] ?? 0, ms, kind }));
 }

@@ -8,6 +8,8 @@ import type { SwarmParams } from '../src/index/swarm.ts';
 import type { ProtocolTraffic } from '../src/net/wire-meter.ts';
 import type { NodeOptions } from '../src/node/config.ts';
 import type { Profile } from '../src/profile/profile.ts';
+import type { NetworkStats } from './network/member.ts';
+import type { RegionTable } from './network/regions.ts';
 import type { Rng } from './random.ts';
 
 /** One node of the swarm. */
@@ -71,6 +73,29 @@ export interface SimSwarm {
   heal?(): Promise<void>;
   freeze?(peers: SimPeer[]): Promise<void>;
   thaw?(peers: SimPeer[]): Promise<void>;
+  /** The network model the nodes' connections cross, where the swarm has one. */
+  readonly network?: SwarmNetwork;
+}
+
+/** What a `network` statement describes: the delays, bandwidth and regions of the model. */
+export interface NetworkSpec {
+  /** One-way delay between any two nodes (ms), and the ± jitter drawn once per link. */
+  latencyMs?: number;
+  jitterMs?: number;
+  /** Nodes spread over regions; the delay between two is half their regions' round trip. */
+  regions?: { name: string; table: RegionTable };
+  /** Last-mile one-way delay at each end of a link (ms). */
+  accessMs?: number;
+  /** Every node's uplink (bits per second). */
+  bandwidthBps?: number;
+}
+
+/** The network model of a swarm, as the report reads it. */
+export interface SwarmNetwork {
+  readonly spec: NetworkSpec;
+  stats(): NetworkStats;
+  /** The region a node is in (undefined without regions). */
+  regionOf(peer: SimPeer): string | undefined;
 }
 
 /** What every node of a swarm is started with. */
@@ -80,6 +105,11 @@ export interface SwarmConfig {
   node: Pick<NodeOptions, 'timing' | 'limits' | 'dht'> & { swarm: Partial<SwarmParams> };
   /** Peers each joining node bootstraps to (default 3). */
   bootstrapPeers?: number;
+  /**
+   * The network the nodes run on (`network` statement) and the seed its regions and jitter are
+   * drawn from; a swarm that cannot model one refuses it.
+   */
+  network?: NetworkSpec & { seed: number };
 }
 
 /** Builds the swarm a run drives; `rng` picks bootstrap peers. */

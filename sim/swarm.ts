@@ -1,7 +1,8 @@
 /**
- * The in-process swarm: real CidxNode instances over the memory transport (plaintext inside the
- * process), started and stopped by the scenario. Nothing is mocked: the code under test is the
- * code a `cidx node` process runs.
+ * The in-process swarm: real CidxNode instances in one process (plaintext, yamux), their
+ * connections crossing the simulated network (sim/network/: delays, bandwidth, regions,
+ * partitions; nothing added without a `network` statement), started and stopped by the
+ * scenario. Nothing is mocked: the code under test is the code a `cidx node` process runs.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
@@ -9,15 +10,22 @@ import type { LookupStats } from '../src/net/closest.ts';
 import { type ProtocolTraffic, WireMeter } from '../src/net/wire-meter.ts';
 import { CidxNode } from '../src/node/node.ts';
 import type { Profile } from '../src/profile/profile.ts';
+import type { NetworkStats } from './network/member.ts';
+import { SimNetwork } from './network/network.ts';
 import type { Rng } from './random.ts';
 import type {
+  NetworkSpec,
   PeerInfo,
   SimPeer,
   SimSwarm,
   SwarmConfig,
   SwarmCounters,
   SwarmFactory,
+  SwarmNetwork,
 } from './swarm-api.ts';
+
+/** A node's name on the network: its slot, so its region and links repeat for a seed. */
+const nameOf = (index: number) => `n${index}`;
 
 class InProcessPeer implements SimPeer {
   readonly index: number;
@@ -72,11 +80,22 @@ export class InProcessSwarm implements SimSwarm {
   readonly #rng: Rng;
   readonly #start = Date.now();
   readonly #aliveSeries: { t: number; alive: number }[] = [];
+  readonly #net: SimNetwork;
+  readonly network: SwarmNetwork;
   #nextIndex = 0;
 
   constructor(config: SwarmConfig, rng: Rng) {
     this.#config = config;
     this.#rng = rng;
+    const spec: NetworkSpec = config.network ?? {};
+    const { seed = 0, regions, ...rest } = config.network ?? {};
+    this.#net = new SimNetwork({ seed, ...rest, ...(regions ? { regions: regions.table } : {}) });
+    const net = this.#net;
+    this.network = {
+      spec,
+      stats: (): NetworkStats => net.stats(),
+      regionOf: (p: SimPeer) => net.regionOf(nameOf(p.index)),
+    };
   }
 
   get peers(): readonly SimPeer[] {
@@ -109,8 +128,11 @@ export class InProcessSwarm implements SimSwarm {
       .sample(this.alive(), this.#config.bootstrapPeers ?? 3)
       .map((s) => s.node.addrs[0] as string);
     const c = this.#counters;
+    const on = this.#net.join(nameOf(index));
     const node = await CidxNode.create({
       transport: 'memory',
+      transportFactory: on.transport,
+      connectionGater: on.gater,
       encryption: 'plaintext',
       listen: [`/memory/sim-${this.#config.runId}-${index}`],
       bootstrap: boot,
@@ -171,6 +193,25 @@ export class InProcessSwarm implements SimSwarm {
   async stop(): Promise<void> {
     await Promise.allSettled(this.alive().map((s) => s.node.stop()));
     for (const s of this.#peers) s.alive = false;
+    this.#net.close();
+  }
+
+  /** The side's nodes and all others cannot reach each other: connections across close. */
+  async partition(side: SimPeer[]): Promise<void> {
+    this.#net.partition(this.#own(side).map((p) => nameOf(p.index)));
+  }
+
+  async heal(): Promise<void> {
+    this.#net.heal();
+  }
+
+  /** Nothing the nodes send or are sent moves until they thaw; connections stay open. */
+  async freeze(peers: SimPeer[]): Promise<void> {
+    this.#net.freeze(this.#own(peers).map((p) => nameOf(p.index)));
+  }
+
+  async thaw(peers: SimPeer[]): Promise<void> {
+    this.#net.thaw(this.#own(peers).map((p) => nameOf(p.index)));
   }
 
   traffic(): Record<string, ProtocolTraffic> {

@@ -50,7 +50,7 @@ export const create: CommandSpec<Create> = {
           const t = Date.now();
           try {
             const { id } = await owner.create(e.profile);
-            for (const s of stats) s.done(Date.now() - t);
+            for (const s of stats) s.done(Date.now() - t, t - ctx.startedAt);
             return { id, owner, profile: e.profile };
           } catch {
             for (const s of stats) s.failed++;

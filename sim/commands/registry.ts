@@ -6,6 +6,7 @@ import { create } from './create.ts';
 import { kill, leave } from './depart.ts';
 import { dissolve } from './dissolve.ts';
 import { join } from './join.ts';
+import { heal, partition } from './partition.ts';
 import { search } from './search.ts';
 import { update } from './update.ts';
 import { republish, wait } from './wait.ts';
@@ -31,6 +32,8 @@ register(wait);
 register(republish);
 register(churn);
 register(check);
+register(partition);
+register(heal);
 
 /** The spec of a parsed command's kind, or of the word a command line starts with. */
 export function commandSpec(key: string, by: 'kind' | 'word' = 'kind'): CommandSpec | undefined {

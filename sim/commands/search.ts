@@ -68,6 +68,13 @@ export async function runSearch(c: Search, ctx: RunContext, text: string): Promi
         try {
           const results = await asker.search(e.profile, k);
           const latency = Date.now() - t;
+          const began = t - ctx.startedAt;
+          ctx.partitions.search(
+            asker.index,
+            began,
+            began + latency,
+            results.length > 0 ? 'resolved' : 'empty',
+          );
           const score = c.exact
             ? scoreSearch(
                 results.map((r) => ({ id: r.id, similarity: r.similarity })),
@@ -77,10 +84,16 @@ export async function runSearch(c: Search, ctx: RunContext, text: string): Promi
             : undefined;
           if (score?.unresolved) unresolved++;
           for (const s of stats) {
-            s.done(latency);
+            s.done(latency, began);
             if (score) s.addScore(score);
           }
         } catch {
+          ctx.partitions.search(
+            asker.index,
+            t - ctx.startedAt,
+            Date.now() - ctx.startedAt,
+            'failed',
+          );
           for (const s of stats) s.failed++;
         }
         bar.increment();

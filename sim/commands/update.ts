@@ -72,7 +72,7 @@ export const update: CommandSpec<Update> = {
         await com.owner.update(id, p);
         ctx.world.updated(id, p);
         done++;
-        for (const s of stats) s.done(Date.now() - t);
+        for (const s of stats) s.done(Date.now() - t, t - ctx.startedAt);
       } catch {
         for (const s of stats) s.failed++;
       }

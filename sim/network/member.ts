@@ -42,6 +42,8 @@ export class Member {
   side = 0;
   /** False once its listener closed (the node stopped). */
   alive = true;
+  /** Frozen: what it sends and what is sent to it is held until it thaws (a stopped process). */
+  frozen = false;
 
   constructor(name: string, region: number, accessMs: number, uplinkBps: number) {
     this.name = name;
@@ -77,6 +79,8 @@ export interface NetworkStats {
   dialsDropped: number;
   /** Deliveries waiting in the timer queue. */
   inFlight: number;
+  /** Deliveries held at frozen nodes. */
+  held: number;
 }
 
 export function nonNegative(name: string, v: number | undefined): number {

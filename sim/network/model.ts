@@ -49,7 +49,7 @@ class Delivery implements Timed {
   }
 
   run(): void {
-    this.net.deliver(this.from, this.kind, this.data);
+    this.net.deliver(this.from, this.kind, this.data, this);
   }
 }
 
@@ -75,6 +75,8 @@ export class NetworkModel {
   /** Open connections, by their dialing end (its `peer` is the listening end). */
   readonly #open = new Set<SimConnection>();
   #immediate: Delivery[] = [];
+  /** What frozen nodes sent or were sent, in order, until they thaw. */
+  #held: Delivery[] = [];
   #sides = 0;
   #rtts: number[] = [];
   #bytes = 0;
@@ -198,12 +200,7 @@ export class NetworkModel {
    * open ones closed, bytes in flight across it dropped. Returns the new side's number.
    */
   partition(names: Iterable<string>): number {
-    const chosen: Member[] = [];
-    for (const name of names) {
-      const m = this.#members.get(name);
-      if (m === undefined) throw new NetworkConfigError(`no node named "${name}" to partition`);
-      chosen.push(m);
-    }
+    const chosen = this.#named(names, 'partition');
     const side = ++this.#sides;
     for (const m of chosen) m.side = side;
     for (const conn of [...this.#open]) {
@@ -221,6 +218,32 @@ export class NetworkModel {
   heal(): void {
     for (const m of this.#members.values()) m.side = 0;
     this.#sides = 0;
+  }
+
+  /**
+   * Freezes the named nodes, as a stopped process is frozen: their connections stay open, a
+   * dial to them completes its first round trip (the kernel accepts it), but nothing they send
+   * or are sent moves until `thaw` — then it arrives, in order.
+   */
+  freeze(names: Iterable<string>): void {
+    for (const m of this.#named(names, 'freeze')) m.frozen = true;
+  }
+
+  thaw(names: Iterable<string>): void {
+    for (const m of this.#named(names, 'thaw')) m.frozen = false;
+    const held = this.#held;
+    this.#held = [];
+    for (const d of held) d.run();
+  }
+
+  #named(names: Iterable<string>, what: string): Member[] {
+    const out: Member[] = [];
+    for (const name of names) {
+      const m = this.#members.get(name);
+      if (m === undefined) throw new NetworkConfigError(`no node named "${name}" to ${what}`);
+      out.push(m);
+    }
+    return out;
   }
 
   /** The side with the most live members (the lowest-numbered of equals). */
@@ -303,13 +326,20 @@ export class NetworkModel {
   readonly #flush = (): void => {
     const batch = this.#immediate;
     this.#immediate = [];
-    for (const d of batch) this.deliver(d.from, d.kind, d.data);
+    for (const d of batch) this.deliver(d.from, d.kind, d.data, d);
   };
 
-  /** Hands what `from` sent to the other end, unless a partition now lies between them. */
-  deliver(from: SimConnection, kind: Kind, data: Chunk | undefined): void {
+  /**
+   * Hands what `from` sent to the other end, unless a partition now lies between them; held
+   * while either end is frozen.
+   */
+  deliver(from: SimConnection, kind: Kind, data: Chunk | undefined, d?: Delivery): void {
     const to = from.peer;
     if (to === undefined) return;
+    if (from.local.frozen || to.local.frozen) {
+      this.#held.push(d ?? new Delivery(this, from, kind, data));
+      return;
+    }
     if (!this.reachable(from.local, to.local)) {
       if (kind === DATA) {
         this.#droppedChunks++;
@@ -333,6 +363,7 @@ export class NetworkModel {
       closedByPartition: this.#closedByPartition,
       dialsDropped: this.#dialsDropped,
       inFlight: this.queue.size,
+      held: this.#held.length,
     };
   }
 
@@ -340,6 +371,7 @@ export class NetworkModel {
   close(): void {
     this.queue.clear();
     this.#immediate = [];
+    this.#held = [];
   }
 }
 

@@ -70,6 +70,16 @@ export class SimNetwork {
     this.model.heal();
   }
 
+  /** Holds everything the named nodes send or are sent, connections kept; see NetworkModel.freeze. */
+  freeze(names: Iterable<string>): void {
+    this.model.freeze(names);
+  }
+
+  /** Delivers what was held, in order. */
+  thaw(names: Iterable<string>): void {
+    this.model.thaw(names);
+  }
+
   stats(): NetworkStats {
     return this.model.stats();
   }

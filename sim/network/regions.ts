@@ -4,6 +4,7 @@
  * a region too. The built-in table (world.json) comes from published measurements, its sources
  * written in the file; a user's own file in the same format is validated field by field.
  */
+import { readFileSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { Rng } from '../random.ts';
@@ -160,12 +161,40 @@ export async function loadRegions(spec: string): Promise<RegionTable> {
   } catch (err) {
     throw new RegionsError(`${spec}: cannot read (${(err as Error).message})`);
   }
+  checkSize(spec, size);
+  let text: string;
+  try {
+    text = await readFile(spec, 'utf8');
+  } catch (err) {
+    throw new RegionsError(`${spec}: cannot read (${(err as Error).message})`);
+  }
+  return fromText(spec, text);
+}
+
+/** As loadRegions, read at once: a scenario's `network` line is checked while it is parsed. */
+export function loadRegionsSync(spec: string): RegionTable {
+  if (spec === 'world') return worldRegions();
+  let text: string;
+  try {
+    checkSize(spec, statSync(spec).size);
+    text = readFileSync(spec, 'utf8');
+  } catch (err) {
+    if (err instanceof RegionsError) throw err;
+    throw new RegionsError(`${spec}: cannot read (${(err as Error).message})`);
+  }
+  return fromText(spec, text);
+}
+
+function checkSize(spec: string, size: number): void {
   if (size > MAX_FILE_BYTES) {
     throw new RegionsError(`${spec}: ${size} bytes, more than a region table's ${MAX_FILE_BYTES}`);
   }
+}
+
+function fromText(spec: string, text: string): RegionTable {
   let value: unknown;
   try {
-    value = JSON.parse(await readFile(spec, 'utf8'));
+    value = JSON.parse(text);
   } catch (err) {
     throw new RegionsError(`${spec}: not JSON (${(err as Error).message})`);
   }

@@ -11,7 +11,8 @@ const WIDTH = 500;
 const HEIGHT = 220;
 
 /** The vega-lite specs of the charts that have data, in page order. */
-export function chartSpecs({ series }: SimReport): TopLevelSpec[] {
+export function chartSpecs(report: SimReport): TopLevelSpec[] {
+  const { series } = report;
   const specs: TopLevelSpec[] = [];
   if (series.nodes.length > 0)
     specs.push(
@@ -33,6 +34,8 @@ export function chartSpecs({ series }: SimReport): TopLevelSpec[] {
     );
   if (series.searchLatencyMs.length + series.createLatencyMs.length > 0)
     specs.push(latencyChart(series.searchLatencyMs, series.createLatencyMs));
+  if (series.latencyOverTime.length > 0)
+    specs.push(latencyOverTimeChart(series.latencyOverTime, report.network?.partitions ?? []));
   if (series.loadPerNode.length > 0) specs.push(loadChart(series.loadPerNode));
   const protocols = Object.entries(series.protocols);
   if (protocols.length > 0) specs.push(protocolChart(protocols));
@@ -85,6 +88,51 @@ function latencyChart(search: readonly number[], create: readonly number[]): Top
       },
       color: { field: 'kind', type: 'nominal', title: 'operation' },
     },
+  };
+}
+
+/** Most points drawn: a long run keeps an even sample, so the SVG stays small. */
+const MAX_POINTS = 3000;
+
+/**
+ * Each operation's latency at the time it began, one colour per kind, with every partition
+ * shaded from its start to its heal (or the end of the run).
+ */
+function latencyOverTimeChart(
+  points: SimReport['series']['latencyOverTime'],
+  partitions: NonNullable<SimReport['network']>['partitions'],
+): TopLevelSpec {
+  const step = Math.max(1, Math.ceil(points.length / MAX_POINTS));
+  const values = points.filter((_, i) => i % step === 0).map((p) => ({ ...p, s: p.t / 1000 }));
+  const end = Math.max(...values.map((v) => v.s + v.ms / 1000));
+  const cuts = partitions.map((p) => ({
+    from: p.began / 1000,
+    to: (p.ended ?? end * 1000) / 1000,
+    label: `partition ${p.n}`,
+  }));
+  const dots = {
+    data: { values },
+    mark: { type: 'point' as const, filled: true, size: 12, opacity: 0.6 },
+    encoding: {
+      x: { field: 's', type: 'quantitative' as const, title: 'time since start (s)' },
+      y: { field: 'ms', type: 'quantitative' as const, title: 'latency (ms)' },
+      color: { field: 'kind', type: 'nominal' as const, title: 'operation' },
+    },
+  };
+  const shade = {
+    data: { values: cuts },
+    mark: { type: 'rect' as const, color: '#d33', opacity: 0.12 },
+    encoding: {
+      x: { field: 'from', type: 'quantitative' as const },
+      x2: { field: 'to' },
+      tooltip: { field: 'label', type: 'nominal' as const },
+    },
+  };
+  return {
+    title: 'Latency over the run',
+    width: WIDTH,
+    height: HEIGHT,
+    layer: cuts.length > 0 ? [shade, dots] : [dots],
   };
 }
 

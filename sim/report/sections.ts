@@ -5,6 +5,7 @@
  */
 import { percentileOfSorted } from '../metrics.ts';
 import { formatBytes, formatDuration, formatNumber, isByteMetric, seconds } from './format.ts';
+import { networkSection } from './network-section.ts';
 import type { SimReport } from './types.ts';
 
 /** A table of plain-text cells; each renderer escapes them its own way. */
@@ -37,12 +38,9 @@ export function summaryLine({ scenario: s }: SimReport): string {
 export function sections(report: SimReport): Section[] {
   const out: Section[] = [];
   if (report.expects.length > 0) out.push(expectSection(report));
-  out.push(
-    metricSection(report),
-    trafficSection(report),
-    latencySection(report),
-    timelineSection(report),
-  );
+  out.push(metricSection(report));
+  if (report.network !== undefined) out.push(networkSection(report.network));
+  out.push(trafficSection(report), latencySection(report), timelineSection(report));
   return out;
 }
 

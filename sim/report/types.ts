@@ -1,4 +1,19 @@
 /** What a simulator run produces; `writeReports` renders it as JSON, Markdown and HTML. */
+import type { NetworkStats } from '../network/member.ts';
+
+/** The network model a run's nodes used. */
+export interface NetworkReport {
+  /** What the model adds: delays, regions, access, bandwidth. */
+  description: string;
+  stats: NetworkStats;
+  /** Regions with nodes, in the table's order: nodes that ever joined there, and alive now. */
+  regions?: { id: string; name: string; joined: number; alive: number }[];
+  /** Round trips between those regions (ms), as the table gives them (access not included). */
+  rttMs?: number[][];
+  /** Each partition: when (ms since start) and how many live nodes on each side. */
+  partitions: { n: number; began: number; ended?: number; minority: number; majority: number }[];
+}
+
 export interface SimReport {
   scenario: {
     /** The scenario file as given on the command line. */
@@ -14,6 +29,8 @@ export interface SimReport {
   };
   /** Every metric, flat dotted names (e.g. `search.top1_agreement`, `traffic.cidx.bytes`). */
   metrics: Record<string, number>;
+  /** The network model, when the swarm runs on one. */
+  network?: NetworkReport;
   /** Each `expect` line, in file order, with the value it saw when it ran. */
   expects: {
     line: number;
@@ -35,6 +52,8 @@ export interface SimReport {
     /** Latency of every search and create, ms. */
     searchLatencyMs: number[];
     createLatencyMs: number[];
+    /** When each search and create began (ms since start) and its latency (ms). */
+    latencyOverTime: { t: number; ms: number; kind: 'search' | 'create' }[];
     /** Index entries held by each live node when the report was made. */
     loadPerNode: number[];
     /** Wire traffic per libp2p protocol id. */

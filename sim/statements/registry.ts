@@ -3,6 +3,7 @@ import type { StatementSpec } from '../language.ts';
 import { at } from './at.ts';
 import { dataset } from './dataset.ts';
 import { expectStatement, report } from './expect.ts';
+import { network } from './network.ts';
 import { index, params, seed, timing } from './setup.ts';
 
 const STATEMENTS = new Map<string, StatementSpec>();
@@ -16,6 +17,7 @@ register(seed);
 register(index);
 register(params);
 register(timing);
+register(network);
 register(dataset);
 register(at);
 register(expectStatement);

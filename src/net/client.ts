@@ -1,4 +1,5 @@
 import type { PeerId } from '@libp2p/interface';
+import { peerIdFromString } from '@libp2p/peer-id';
 import { lpStream } from '@libp2p/utils';
 import type { Multiaddr } from '@multiformats/multiaddr';
 import {
@@ -11,6 +12,7 @@ import {
 import { deadline } from './deadline.ts';
 import type { CidxLibp2p } from './libp2p.ts';
 import type { Meter } from './meter.ts';
+import type { Deadlines } from './round-trips.ts';
 
 /** A peer answered with an error (its code and message). */
 export class RemoteError extends Error {
@@ -29,6 +31,12 @@ export interface ClientOptions {
   timeoutMs: number;
   /** Largest frame sent or accepted (bytes). */
   maxFrameBytes: number;
+  /**
+   * Deadlines that follow the round trips seen (round-trips.ts): a new connection's dial, and
+   * the request on an open one, each given up on at its own deadline within `timeoutMs`.
+   * Without them every exchange has `timeoutMs`.
+   */
+  roundTrips?: { dial: Deadlines; request: Deadlines };
 }
 
 /**
@@ -55,7 +63,47 @@ export class IndexClient {
       );
     }
     const limit = deadline(this.#opts.timeoutMs, outer);
-    const { signal } = limit;
+    try {
+      const id = peerIdOf(peer);
+      await this.#connect(peer, id, limit.signal);
+      return await this.#exchange(peer, id, req, bytes, limit.signal);
+    } finally {
+      limit.clear();
+    }
+  }
+
+  /** A dial when no connection is open, at the dial deadline (and its duration observed). */
+  async #connect(peer: PeerId | Multiaddr, id: string | undefined, outer: AbortSignal) {
+    const rt = this.#opts.roundTrips;
+    if (rt === undefined || id === undefined) return;
+    if (this.#libp2p.getConnections(peerIdFromString(id)).length > 0) return;
+    const ms = rt.dial.deadline();
+    const phase = deadline(ms, outer);
+    const t0 = performance.now();
+    try {
+      await this.#libp2p.dial(peer, { signal: phase.signal });
+      rt.dial.done(performance.now() - t0);
+    } catch (err) {
+      if (phase.signal.aborted && !outer.aborted) rt.dial.timedOut(ms);
+      throw err;
+    } finally {
+      phase.clear();
+    }
+  }
+
+  /** One stream: write the request, read the answer, at the request deadline of the peer. */
+  async #exchange(
+    peer: PeerId | Multiaddr,
+    id: string | undefined,
+    req: Request,
+    bytes: Uint8Array,
+    outer: AbortSignal,
+  ): Promise<OkResponse> {
+    const rt = this.#opts.roundTrips?.request;
+    const ms = rt?.deadline(id) ?? this.#opts.timeoutMs;
+    const phase = deadline(ms, outer);
+    const { signal } = phase;
+    const t0 = performance.now();
     try {
       // A peer that cannot be dialled is reached through a relay, on a connection the relay
       // bounds in time and bytes (libp2p calls it limited); a request fits in those bounds.
@@ -69,6 +117,7 @@ export class IndexClient {
         this.#meter.count(`out:${req.t}`, bytes.length);
         const raw = (await lp.read({ signal })).subarray();
         this.#meter.count(`in:${req.t}-response`, raw.length);
+        rt?.done(performance.now() - t0, id);
         await stream.close({ signal });
         const res = decodeResponse(raw);
         if (!res.ok) throw new RemoteError(res.code, res.msg, res.params);
@@ -77,8 +126,17 @@ export class IndexClient {
         stream.abort(err as Error);
         throw err;
       }
+    } catch (err) {
+      if (signal.aborted && !outer.aborted) rt?.timedOut(ms, id);
+      throw err;
     } finally {
-      limit.clear();
+      phase.clear();
     }
   }
+}
+
+/** The peer id a request goes to: the id itself, or the last /p2p/ of an address. */
+function peerIdOf(peer: PeerId | Multiaddr): string | undefined {
+  if ('getComponents' in peer) return peer.getComponents().findLast((c) => c.name === 'p2p')?.value;
+  return peer.toString();
 }

@@ -53,7 +53,9 @@ export interface LookupStats {
  * cannot be dialled) is in nobody's routing table and holds no key. If the lookup times out before it
  * finishes, the peers it heard of on the way are used. `onStats` receives the lookup's cost:
  * hops are counted as the number of responses on the path from our routing table to the final
- * closest peer.
+ * closest peer. `onHeard` receives, while the lookup runs, the peers it queries (from our
+ * routing table first) and the closer ones they tell of: a caller may start on the closest so
+ * far before the lookup ends.
  */
 export async function closestPeers(
   dht: KadDHT,
@@ -61,6 +63,7 @@ export async function closestPeers(
   key: Uint8Array,
   signal: AbortSignal,
   onStats?: (s: LookupStats) => void,
+  onHeard?: (peers: PeerId[]) => void,
 ): Promise<PeerId[]> {
   const started = Date.now();
   const final: PeerId[] = [];
@@ -72,6 +75,7 @@ export async function closestPeers(
       if (ev.name === 'SEND_QUERY') {
         messages++;
         if (!depth.has(ev.to.toString())) depth.set(ev.to.toString(), 1);
+        onHeard?.([ev.to]);
       } else if (ev.name === 'FINAL_PEER') final.push(ev.peer.id);
       else if (ev.name === 'PEER_RESPONSE') {
         const d = (depth.get(ev.from.toString()) ?? 1) + 1;
@@ -80,6 +84,7 @@ export async function closestPeers(
           const k = p.id.toString();
           if ((depth.get(k) ?? Number.POSITIVE_INFINITY) > d) depth.set(k, d);
         }
+        if (ev.closer.length > 0) onHeard?.(ev.closer.map((p) => p.id));
       }
     }
   } catch (err) {

@@ -116,6 +116,8 @@ export interface HostOptions {
   swarmKey?: Uint8Array;
 }
 
+const KAD_STREAMS_PER_CONNECTION = 256;
+
 function dhtInit(
   name: 'profiles' | 'addresses',
   protocol: string,
@@ -141,6 +143,12 @@ function dhtInit(
     // (docs/BENCHMARKS.md, bench:baseline). A node with more replicas asks for more (node.ts).
     kBucketSize: 4,
     alpha: SETTINGS.dht.alpha.default,
+    // A search looks its n keys up at once, and each lookup queries the same few neighbours
+    // from the routing table first: at kad-dht's 32 streams per connection the rest were reset
+    // and retried, and the lookups of one search took up to ten times as long (docs/BENCHMARKS.md,
+    // bench:wan). The same bound as cidx's own streams (limits.maxInboundStreams).
+    maxInboundStreams: KAD_STREAMS_PER_CONNECTION,
+    maxOutboundStreams: KAD_STREAMS_PER_CONNECTION,
     datastorePrefix: `/dht-${name}`,
     logPrefix: `libp2p:dht-${name}`,
     metricsPrefix: `libp2p_dht_${name}`,

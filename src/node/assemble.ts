@@ -6,6 +6,7 @@ import { IndexClient } from '../net/client.ts';
 import { createHandlers } from '../net/handlers/index.ts';
 import type { CidxLibp2p } from '../net/libp2p.ts';
 import { Meter } from '../net/meter.ts';
+import { type RoundTrips, roundTrips } from '../net/round-trips.ts';
 import { IndexServer } from '../net/server.ts';
 import {
   type Limits,
@@ -38,6 +39,8 @@ export interface NodeParts {
   persister: TablePersister;
   check: SwarmCheck;
   tables: RoutingTables;
+  /** The deadlines this node's dials, requests and lookups get, from the round trips it saw. */
+  waits: RoundTrips;
 }
 
 /**
@@ -94,13 +97,19 @@ export function assembleNode(
     },
     meter,
   );
+  const waits = roundTrips(timing);
   const client = new IndexClient(
     libp2p,
-    { timeoutMs: timing.requestTimeoutMs, maxFrameBytes: limits.maxFrameBytes },
+    {
+      timeoutMs: timing.requestTimeoutMs,
+      maxFrameBytes: limits.maxFrameBytes,
+      roundTrips: waits,
+    },
     meter,
   );
   const network = new Libp2pNetwork(libp2p, client, server, {
     lookupTimeoutMs: timing.lookupTimeoutMs,
+    lookups: waits.lookup,
     ...(opts.onLookup ? { onLookup: opts.onLookup } : {}),
   });
   const ctx = createContext(network, {
@@ -124,5 +133,6 @@ export function assembleNode(
     persister,
     check: new SwarmCheck(ctx.holders, swarm),
     tables: new RoutingTables(libp2p),
+    waits,
   };
 }

@@ -9,7 +9,7 @@ import type { Profile } from '../profile/profile.ts';
 import { similarity as similarityOf } from '../profile/similarity.ts';
 import type { NodeContext } from './context.ts';
 import type { Answer, AnswerSource } from './holders.ts';
-import { lookupCommunity, ReturnedDescriptors } from './lookup.ts';
+import { type CommunityEntry, lookupCommunity, ReturnedDescriptors } from './lookup.ts';
 import type { CommunityResult } from './search.ts';
 
 /** What responders said of one community: its newest version and best similarity. */
@@ -68,6 +68,39 @@ async function askInFull(ctx: NodeContext, c: Claim): Promise<DescriptorRecord |
 /** Fetches per brief search at most this many times k descriptors: inflated claims cost little. */
 const MAX_FETCH_FACTOR = 4;
 
+/** Community entries fetched from AddressesDHT before `verifyBest` asks for them, by id. */
+export type FetchedAhead = Map<string, Promise<CommunityEntry | null>>;
+
+/** Claims best first: highest claimed similarity, ties by id (the order verifyBest fetches in). */
+function byClaim(a: Claim, b: Claim): number {
+  return b.sim - a.sim || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/**
+ * Starts fetching the AddressesDHT entries of the k best claims so far, while the search's
+ * other keys are still being asked: `verifyBest` fetches the best claims first, and these are
+ * most often still among them when the last key answers. A claim pushed out by better ones
+ * later was fetched for nothing (the whole search fetches at most the budget verifyBest has).
+ * What `verifyBest` returns does not change: it takes an entry fetched ahead where it would
+ * have fetched it.
+ */
+export function fetchAhead(
+  ctx: NodeContext,
+  claims: ReadonlyMap<string, Claim>,
+  k: number,
+  ahead: FetchedAhead,
+): void {
+  const budget = k * MAX_FETCH_FACTOR;
+  for (const c of [...claims.values()].sort(byClaim).slice(0, k)) {
+    if (ahead.size >= budget) return;
+    if (!ahead.has(c.id))
+      ahead.set(
+        c.id,
+        lookupCommunity(ctx, c.id).catch(() => null),
+      );
+  }
+}
+
 /**
  * The second filtering step for brief answers: fetch the candidates in order of claimed
  * similarity from AddressesDHT (descriptor and contacts, verified), compute each similarity
@@ -83,12 +116,10 @@ export async function verifyBest(
   ctx: NodeContext,
   profile: Profile,
   claims: ReadonlyMap<string, Claim>,
-  opts: { k: number; excludeId?: string },
+  opts: { k: number; excludeId?: string; ahead?: FetchedAhead },
 ): Promise<CommunityResult[]> {
-  const { k, excludeId } = opts;
-  const order = [...claims.values()]
-    .filter((c) => c.id !== excludeId)
-    .sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const { k, excludeId, ahead } = opts;
+  const order = [...claims.values()].filter((c) => c.id !== excludeId).sort(byClaim);
   const held: CommunityResult[] = [];
   const byRank = (a: CommunityResult, b: CommunityResult) =>
     b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -107,7 +138,7 @@ export async function verifyBest(
     next += batch.length;
     const entries = await Promise.all(
       batch.map(async (c) => {
-        const e = await lookupCommunity(ctx, c.id).catch(() => null);
+        const e = await (ahead?.get(c.id) ?? lookupCommunity(ctx, c.id).catch(() => null));
         if (e?.dissolved === true || e?.descriptor !== undefined) return e;
         return { dissolved: false, ...e, descriptor: await askInFull(ctx, c) };
       }),

@@ -8,6 +8,7 @@
 import type { PeerId } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { RemoteError } from '../net/client.ts';
+import { sortByDistance } from '../net/closest.ts';
 import { type OkResponse, type Request, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
 import { NetworkError, SwarmMismatchError } from './errors.ts';
 import type { DhtName, Network } from './network.ts';
@@ -37,6 +38,11 @@ export interface AskOptions {
   until?: (answers: readonly Answer[]) => boolean;
   /** Peers (ids) known to hold the key's record from before: sent the request too, unless they answered already. */
   alsoAsk?: readonly string[];
+  /**
+   * A read: sent ahead, while the lookup runs, to the closest peers heard of so far; an answer
+   * is used only from a peer the lookup then finds among the closest (see `#speculator`).
+   */
+  speculate?: boolean;
 }
 
 export interface QueryOptions {
@@ -68,6 +74,8 @@ export interface HoldersOptions {
 
 /** Caches at most this many keys' closest peers. */
 const MAX_CACHED_KEYS = 1024;
+/** Reads sent ahead during one lookup, per answer wanted: the closest so far changes a few times. */
+const MAX_EARLY_PER_WANTED = 3;
 
 export class Holders {
   readonly #network: Network;
@@ -101,14 +109,21 @@ export class Holders {
     this.#cache.clear();
   }
 
-  /** The peers responsible for a key, closest first, the local node among them. */
-  async candidates(dht: DhtName, key: Uint8Array): Promise<PeerId[]> {
+  /**
+   * The peers responsible for a key, closest first, the local node among them. `onHeard` gets
+   * the peers a lookup hears of while it runs (nothing when the cache answers).
+   */
+  async candidates(
+    dht: DhtName,
+    key: Uint8Array,
+    onHeard?: (peers: PeerId[]) => void,
+  ): Promise<PeerId[]> {
     const cacheKey = cacheKeyOf(dht, key);
     const hit = this.#cache.get(cacheKey);
     let peers: PeerId[];
     if (hit !== undefined && hit.expires > this.#opts.now()) peers = hit.peers;
     else {
-      peers = await this.#network.closestPeers(dht, key);
+      peers = await this.#network.closestPeers(dht, key, onHeard);
       if (this.#opts.closestCacheMs > 0) this.#remember(cacheKey, peers);
     }
     return peers.filter((p) => !this.#foreign.has(p.toString()));
@@ -128,6 +143,7 @@ export class Holders {
       maxPeers: Number.POSITIVE_INFINITY,
       counts: () => true,
       until: opts.until ?? (() => false),
+      speculate: opts.speculate === true,
     });
     const answered = new Set(asked.answers.map((a) => a.peer.toString()));
     const others = (opts.alsoAsk ?? [])
@@ -144,9 +160,11 @@ export class Holders {
   /**
    * GetSimilarCommunities at the holders of a key: the query to the closest peer; under churn
    * that peer may have just taken the key over and hold nothing yet, so an empty answer sends
-   * the search on to the next replica — with a probe (the key alone), as most empty answers
-   * come from keys nobody stored anything under — and the query follows only to a replica
-   * whose probe says it holds something, in place of the probe's answer. Throws as `ask`.
+   * the search on to the next replicas — with probes (the key alone), as most empty answers
+   * come from keys nobody stored anything under, all at once (one round trip instead of one per
+   * replica; the closest whose probe says it holds something counts, as if they had been asked
+   * in turn) — and the query follows only to that replica, in place of its probe's answer.
+   * Throws as `ask`.
    */
   async getSimilarCommunities(
     key: Uint8Array,
@@ -161,6 +179,8 @@ export class Holders {
       maxPeers: opts.maxPeers,
       counts: (a) => holdsSomething(a.res),
       until: () => false,
+      laterAtOnce: true,
+      speculate: true,
     });
     const answers: Answer[] = [];
     for (const a of asked.answers) {
@@ -205,7 +225,9 @@ export class Holders {
   /**
    * The closest peers in turn: `first` to as many as answers are still wanted, `later` to the
    * next ones when some failed or did not count, until `want` counted, `until` holds, the
-   * peers run out or `maxPeers` were asked.
+   * peers run out or `maxPeers` were asked. With `laterAtOnce`, `later` goes to all the
+   * remaining peers at once, and their answers are taken in order of closeness until `want`
+   * counted: the answers asking them in turn would have given, a round trip sooner.
    */
   async #inTurn(
     dht: DhtName,
@@ -217,22 +239,38 @@ export class Holders {
       maxPeers: number;
       counts: (a: Answer) => boolean;
       until: (answers: readonly Answer[]) => boolean;
+      laterAtOnce?: boolean;
+      speculate?: boolean;
     },
   ): Promise<Asked> {
-    const peers = (await this.candidates(dht, key)).slice(0, plan.maxPeers);
     const answers: Answer[] = [];
     const sent: Sent[] = [];
+    const early = new Map<string, Promise<OkResponse>>();
+    const onHeard = plan.speculate
+      ? this.#speculator(key, plan.first, plan.want, early, sent)
+      : undefined;
+    const peers = (await this.candidates(dht, key, onHeard)).slice(0, plan.maxPeers);
     let useful = 0;
     let mismatch: unknown;
     let lastError: unknown;
     let next = 0;
     while (useful < plan.want && next < peers.length && !plan.until(answers)) {
-      const batch = peers.slice(next, next + (plan.want - useful));
+      const atOnce = next > 0 && plan.laterAtOnce === true;
+      const batch = peers.slice(next, atOnce ? peers.length : next + (plan.want - useful));
       const req = next === 0 ? plan.first : plan.later;
+      // The first request may have gone ahead to a peer while the lookup ran: its answer counts.
+      const ahead = (p: PeerId) => (next === 0 ? early.get(p.toString()) : undefined);
+      const sends = batch.map((p) => {
+        const sentAhead = ahead(p);
+        if (sentAhead !== undefined) return sentAhead;
+        sent.push(this.#sent(p, req));
+        return this.#network.send(p, req);
+      });
       next += batch.length;
-      for (const peer of batch) sent.push(this.#sent(peer, req));
-      const results = await Promise.allSettled(batch.map((p) => this.#network.send(p, req)));
+      const results = await Promise.allSettled(sends);
       results.forEach((r, i) => {
+        // Asked at once: past the answers wanted, the rest would not have been asked in turn.
+        if (atOnce && useful >= plan.want) return;
         const peer = batch[i] as PeerId;
         if (r.status === 'fulfilled') {
           const a = { peer, res: r.value };
@@ -260,6 +298,41 @@ export class Holders {
       );
     }
     return { answers, sent };
+  }
+
+  /**
+   * Reads sent ahead while a lookup runs: each time the lookup hears of peers, `req` goes to
+   * those now among the `want` closest heard of (this node included) that were not sent it yet,
+   * at most MAX_EARLY_PER_WANTED × `want` in all. A lookup's last round only confirms the
+   * closest peer it found; asking that peer meanwhile saves the query's round trips after the
+   * lookup. The answer of a peer the lookup does not keep among the closest is not used, so a
+   * search returns what it would have without reading ahead.
+   */
+  #speculator(
+    key: Uint8Array,
+    req: Request,
+    want: number,
+    early: Map<string, Promise<OkResponse>>,
+    sent: Sent[],
+  ): (peers: PeerId[]) => void {
+    const self = this.#network.self;
+    const heard = new Map<string, PeerId>([[self.toString(), self]]);
+    const budget = MAX_EARLY_PER_WANTED * want;
+    return (peers) => {
+      for (const p of peers) {
+        const id = p.toString();
+        if (!this.#foreign.has(id)) heard.set(id, p);
+      }
+      if (early.size >= budget) return;
+      for (const p of sortByDistance(heard.values(), key).slice(0, want)) {
+        const id = p.toString();
+        if (early.has(id) || early.size >= budget) continue;
+        sent.push(this.#sent(p, req));
+        const answer = this.#network.send(p, req);
+        answer.catch(() => {}); // an unused answer's failure is nobody's concern
+        early.set(id, answer);
+      }
+    };
   }
 
   #sent(peer: PeerId, req: Request): Sent {

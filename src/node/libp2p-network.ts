@@ -5,12 +5,18 @@ import { closestPeers, type LookupStats } from '../net/closest.ts';
 import { INDEX_PROTOCOL, type OkResponse, type Request } from '../net/codec.ts';
 import { deadline } from '../net/deadline.ts';
 import type { CidxLibp2p } from '../net/libp2p.ts';
+import type { Deadlines } from '../net/round-trips.ts';
 import type { IndexServer } from '../net/server.ts';
 import type { DhtName, Network } from './network.ts';
 
 export interface Libp2pNetworkOptions {
   /** Bound on one DHT lookup (ms). */
   lookupTimeoutMs: number;
+  /**
+   * Lookup deadlines that follow the durations seen, within `lookupTimeoutMs`: a lookup held up
+   * by a peer that stopped answering ends there, with the peers it heard of.
+   */
+  lookups?: Deadlines;
   /** Receives the cost of every DHT lookup (the simulator meters them). */
   onLookup?: (dht: DhtName, s: LookupStats) => void;
 }
@@ -46,9 +52,16 @@ export class Libp2pNetwork implements Network {
     return this.#libp2p.getMultiaddrs().map(String);
   }
 
-  async closestPeers(dht: DhtName, key: Uint8Array): Promise<PeerId[]> {
-    const limit = deadline(this.#opts.lookupTimeoutMs);
+  async closestPeers(
+    dht: DhtName,
+    key: Uint8Array,
+    onHeard?: (peers: PeerId[]) => void,
+  ): Promise<PeerId[]> {
+    const lookups = this.#opts.lookups;
+    const ms = lookups?.deadline() ?? this.#opts.lookupTimeoutMs;
+    const limit = deadline(ms);
     const onStats = this.#opts.onLookup;
+    const t0 = performance.now();
     let peers: PeerId[];
     try {
       peers = await closestPeers(
@@ -57,7 +70,10 @@ export class Libp2pNetwork implements Network {
         key,
         limit.signal,
         onStats === undefined ? undefined : (st) => onStats(dht, st),
+        onHeard,
       );
+      if (limit.signal.aborted) lookups?.timedOut(ms);
+      else lookups?.done(performance.now() - t0);
     } finally {
       limit.clear();
     }

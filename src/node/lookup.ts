@@ -85,6 +85,7 @@ export async function lookupCommunity(ctx: NodeContext, id: string): Promise<Com
     {
       replicas: ctx.swarm.params.replicas,
       until: (got) => got.some((a) => a.res.rec !== undefined || a.res.tomb !== undefined),
+      speculate: true,
     },
   );
   const entry: CommunityEntry = { dissolved: false };

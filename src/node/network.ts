@@ -16,9 +16,15 @@ export interface Network {
   addrs(): string[];
   /**
    * The peers closest to `key` on the DHT, closest first, this node among them, less peers
-   * known not to speak the cidx protocol. Throws when the lookup fails.
+   * known not to speak the cidx protocol. Throws when the lookup fails. `onHeard`, where the
+   * lookup is iterative, receives the peers it hears of while it runs (none is promised to be
+   * among the closest).
    */
-  closestPeers(dht: DhtName, key: Uint8Array): Promise<PeerId[]>;
+  closestPeers(
+    dht: DhtName,
+    key: Uint8Array,
+    onHeard?: (peers: PeerId[]) => void,
+  ): Promise<PeerId[]>;
   /** One request, one answer; an error answer throws RemoteError, a lost peer any error. */
   send(peer: PeerId, req: Request): Promise<OkResponse>;
   /** One request to the peer a contact address names, reached at that address. */

@@ -101,10 +101,18 @@ export class CidxNode extends EventEmitter<NodeEvents> {
    */
   static async create(opts: NodeOptions, storage?: NodeStorage): Promise<CidxNode> {
     const { params } = resolveSwarm(opts.swarm);
-    resolveTiming(opts.timing);
+    const timing = resolveTiming(opts.timing);
     resolveLimits(opts.limits);
-    // A lookup returns kad-dht's k closest peers: at least the replicas plus one for failover.
-    const dht = { kBucketSize: Math.max(4, params.replicas + 1), ...opts.dht };
+    // kad-dht times each query itself (AdaptiveTimeout: 1.2 × a moving average of its queries,
+    // 5 s to 60 s); the configured request timeout bounds its queries as it bounds ours.
+    const bound = timing.requestTimeoutMs;
+    const queryTimeout = { minTimeout: Math.min(5000, bound), maxTimeout: bound };
+    const dht = {
+      // A lookup returns kad-dht's k closest peers: at least the replicas plus one for failover.
+      kBucketSize: Math.max(4, params.replicas + 1),
+      networkDialTimeout: queryTimeout,
+      ...opts.dht,
+    };
     const privateKey: PrivateKey =
       opts.privateKey ?? (await storage?.identity()) ?? (await generateKeyPair('Ed25519'));
     const owned = (await storage?.ownedStore()) ?? new MemoryOwnedStore();
@@ -296,6 +304,17 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       owned: this.ownedIds().length,
       inbox: this.inbox.size,
     };
+  }
+
+  /**
+   * The deadlines this node gives dials, requests and lookups now (ms, from the round trips it
+   * observed; the configured timeouts until it saw some) and how many waits ran out before
+   * the configured bound.
+   */
+  waits(): Record<'dial' | 'request' | 'lookup', { deadlineMs: number; timeouts: number }> {
+    const w = this.#parts.waits;
+    const of = (d: typeof w.dial) => ({ deadlineMs: d.deadline(), timeouts: d.timeouts });
+    return { dial: of(w.dial), request: of(w.request), lookup: of(w.lookup) };
   }
 
   /** Traffic of the cidx protocol by message type (`out:query`, `in:store-response`, …). */

@@ -9,7 +9,7 @@ import { WIRE_VERSION } from '../net/codec.ts';
 import { profileToWire } from '../net/wire-profile.ts';
 import { interests } from '../profile/interests.ts';
 import type { Profile } from '../profile/profile.ts';
-import { addAnswers, type Claim, verifyBest } from './claims.ts';
+import { addAnswers, type Claim, type FetchedAhead, fetchAhead, verifyBest } from './claims.ts';
 import type { SearchStats } from './config.ts';
 import type { NodeContext } from './context.ts';
 import type { Sent } from './holders.ts';
@@ -31,7 +31,8 @@ export interface CommunityResult {
  *
  * The queried nodes answer briefly, with (id, version, similarity) summaries of their top k
  * (algorithm 4.12), and only the best candidates' descriptors travel: AddressesDHT returns each
- * with its contacts, which the search needs anyway. The similarity is computed here from the
+ * with its contacts, which the search needs anyway — fetched for the best claims so far while
+ * other keys are still asked (`fetchAhead`). The similarity is computed here from the
  * verified descriptor, never taken from a responder (`verifyBest`).
  */
 export async function searchCommunities(
@@ -43,6 +44,7 @@ export async function searchCommunities(
   const wire = profileToWire(profile);
   const limit = pLimit(ctx.limits.concurrency);
   const claims = new Map<string, Claim>();
+  const ahead: FetchedAhead = new Map();
   const sent: Sent[] = [];
   const errors: unknown[] = [];
   await Promise.all(
@@ -64,6 +66,7 @@ export async function searchCommunities(
           });
           sent.push(...asked.sent);
           addAnswers(claims, asked.answers, query);
+          fetchAhead(ctx, claims, k, ahead);
         } catch (err) {
           errors.push(err);
         }
@@ -72,7 +75,7 @@ export async function searchCommunities(
   );
   ctx.onSearch?.(searchStats(ctx.holders.self, keys.length, sent));
   if (errors.length === keys.length) throw errors[0];
-  return verifyBest(ctx, profile, claims, { k });
+  return verifyBest(ctx, profile, claims, { k, ahead });
 }
 
 /** How a search's requests to other nodes spread: what one request per peer would save. */

@@ -18,8 +18,11 @@ export const LIMITS = {
   ),
   maxAttributes: limit('max-attributes', 'most attributes of a profile', 4096),
   maxRelations: limit('max-relations', 'most relations of a profile', 131_072),
+  // As many as an LSH index has keys (n = 20): a search's lookups and queries all start at once,
+  // and the search waits for its slowest key instead of three waves of them (docs/BENCHMARKS.md,
+  // bench:wan). Per-attribute profiles have more keys: they go 20 at a time.
   concurrency: {
-    ...limit('concurrency', 'keys one operation handles at once', 8),
+    ...limit('concurrency', 'keys one operation handles at once', 20),
     scenario: { statement: 'params', key: 'concurrency' },
   },
   queryReplicas: {

@@ -152,7 +152,7 @@ describe('asking the holders of a key', () => {
         brief: true,
       }) as const;
 
-    it('after an empty answer, probes the next replica and queries only one that holds something', async () => {
+    it('after an empty answer, probes the next replicas at once and queries the closest that holds something', async () => {
       const key = new Uint8Array(attributeKey('opera'));
       const owner = net.peers[0] as MemoryPeer;
       await createCommunity(net.context(owner), profile, { notify: 0 });
@@ -168,8 +168,11 @@ describe('asking the holders of a key', () => {
       expect(asked.sent.map((s) => [s.peer.toString(), s.t])).toEqual([
         [candidates[0]?.toString(), 'query'],
         [candidates[1]?.toString(), 'probe'],
+        [candidates[2]?.toString(), 'probe'],
         [candidates[1]?.toString(), 'query'],
       ]);
+      // The third replica holds it too, but the second counted first: its answer is not used.
+      expect(ids(asked.answers)).toEqual(ids([candidates[0], candidates[1]] as PeerId[]));
       const found = asked.answers.flatMap((a) => a.res.sums ?? []);
       expect(found).toHaveLength(1);
       expect(found[0]?.sim).toBe(0.9);
@@ -187,6 +190,55 @@ describe('asking the holders of a key', () => {
         [candidates[2]?.toString(), 'probe'],
       ]);
       expect(asked.answers).toHaveLength(3);
+    });
+
+    it('sends the query ahead to the closest peers a lookup hears of, and uses only the answer of the closest it finds', async () => {
+      const key = new Uint8Array(attributeKey('opera'));
+      await createCommunity(net.context(net.peers[0] as MemoryPeer), profile, { notify: 0 });
+      const { asker, candidates } = farAsker(key);
+      const [c0, c1, c2] = candidates as [PeerId, PeerId, PeerId];
+      const view = net.from(asker);
+      // The lookup hears of the third closest first, then of the closest, then ends.
+      const lookup: Network = {
+        ...view,
+        self: view.self,
+        closestPeers: async (dht, k, onHeard) => {
+          onHeard?.([c2]);
+          onHeard?.([c1, c0]);
+          return view.closestPeers(dht, k);
+        },
+      };
+      log.length = 0;
+      const asked = await holdersOf(asker, lookup).getSimilarCommunities(key, query(key), {
+        replicas: 1,
+        maxPeers: 3,
+      });
+      // Each closest-so-far was sent the query once, before the lookup ended; none after it.
+      expect(asked.sent.map((s) => [s.peer.toString(), s.t])).toEqual([
+        [c2.toString(), 'query'],
+        [c0.toString(), 'query'],
+      ]);
+      expect(log.filter((e) => e.req.t === 'query')).toHaveLength(2);
+      // The answer used is the closest's alone, as without reading ahead.
+      expect(ids(asked.answers)).toEqual([c0.toString()]);
+      expect(asked.answers[0]?.res.sums).toHaveLength(1);
+    });
+
+    it('reads ahead only for reads: a store goes to the closest peers after the lookup', async () => {
+      const { key, asker, candidates } = farAsker();
+      const view = net.from(asker);
+      const lookup: Network = {
+        ...view,
+        self: view.self,
+        closestPeers: async (dht, k, onHeard) => {
+          onHeard?.([candidates[3] as PeerId]);
+          return view.closestPeers(dht, k);
+        },
+      };
+      const asked = await holdersOf(asker, lookup).ask('profiles', key, probe(key), {
+        replicas: 2,
+      });
+      expect(ids(asked.sent)).toEqual(ids(candidates.slice(0, 2)));
     });
 
     it('asks a brief answer again in full once, however many of its claims need it', async () => {

@@ -2,7 +2,13 @@ import { peerIdFromString } from '@libp2p/peer-id';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { resolveSwarm } from '../../src/index/swarm.ts';
 import { blobToWire } from '../../src/net/codec.ts';
-import { addClaim, type Claim, verifyBest } from '../../src/node/claims.ts';
+import {
+  addClaim,
+  type Claim,
+  type FetchedAhead,
+  fetchAhead,
+  verifyBest,
+} from '../../src/node/claims.ts';
 import type { SearchStats } from '../../src/node/config.ts';
 import { createCommunity } from '../../src/node/create.ts';
 import { dissolveCommunity } from '../../src/node/dissolve.ts';
@@ -66,13 +72,53 @@ describe('a search on simulated peers', () => {
       const got = await search(query);
       expect(brief(got)).toEqual(exact(query));
       for (const r of got) expect(r.contacts).toEqual([ownerAddr(r.id)]);
-      // Honest claims: only the results' descriptors were fetched.
+      // Honest claims: the results' descriptors were fetched, and beyond them only communities
+      // some answer claimed, fetched ahead while they were among the best claims so far —
+      // within the budget of 4k.
       const fetched = new Set(log.flatMap((e) => (e.req.t === 'contacts-get' ? [e.req.id] : [])));
-      expect([...fetched].sort()).toEqual(got.map((r) => r.id).sort());
+      const claimed = new Set(
+        log.flatMap((e) =>
+          e.req.t === 'query' && e.res.ok
+            ? (e.res.sums ?? []).map((x) => Buffer.from(x.id).toString('hex'))
+            : [],
+        ),
+      );
+      for (const r of got) expect(fetched.has(r.id)).toBe(true);
+      for (const id of fetched) expect(claimed.has(id)).toBe(true);
+      expect(fetched.size).toBeLessThanOrEqual(4 * 5);
     }
     expect(stats).toHaveLength(6);
     expect(stats[0]?.keys).toBe(12);
     expect(stats[0]?.requests).toBeGreaterThanOrEqual(stats[0]?.peers as number);
+  });
+
+  it('fetches ahead the entries of the k best claims so far, each once, within 4k', async () => {
+    const ctx = net.context(asker);
+    const claims = new Map<string, Claim>();
+    const ahead: FetchedAhead = new Map();
+    const source: AnswerSource = {
+      peer: asker.id,
+      req: { v: 1, swarm: swarm.digest, t: 'probe', key: new Uint8Array(32) },
+    };
+    const claim = (c: { id: string }, sim: number) =>
+      addClaim(claims, { id: Buffer.from(c.id, 'hex'), v: 1, sim }, source);
+    communities.slice(0, 3).forEach((c, i) => claim(c, 0.1 * (i + 1)));
+    fetchAhead(ctx, claims, 2, ahead);
+    // The two best claims so far: the third and the second community.
+    expect([...ahead.keys()]).toEqual([communities[2]?.id, communities[1]?.id]);
+    // A better claim arrives: it is fetched too; those fetched already are not fetched again.
+    claim(communities[3] as { id: string }, 0.9);
+    fetchAhead(ctx, claims, 2, ahead);
+    expect([...ahead.keys()]).toEqual([communities[2]?.id, communities[1]?.id, communities[3]?.id]);
+    // Ever better claims, one after another: each is fetched, until the budget of 4k is spent.
+    communities.slice(4).forEach((c, i) => {
+      claim(c, 1 + i);
+      fetchAhead(ctx, claims, 2, ahead);
+    });
+    expect(ahead.size).toBe(8);
+    const entries = await Promise.all(ahead.values());
+    expect(entries.every((e) => e?.descriptor !== undefined)).toBe(true);
+    expect(log.filter((e) => e.req.t === 'contacts-get').length).toBeGreaterThanOrEqual(8);
   });
 
   it('a responder claiming a false similarity changes nothing', async () => {

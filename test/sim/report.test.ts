@@ -30,6 +30,32 @@ function sampleReport(): SimReport {
       'load.max_over_mean': 1.8333333,
       'notes.odd|name<b>': 3,
     },
+    network: {
+      description: `regions ${EVIL} (2 regions), access 10 ms at each end, uplink unlimited`,
+      stats: {
+        members: 12,
+        connections: 40,
+        rttP50Ms: 180,
+        rttP95Ms: 310,
+        bytes: 1_000_000,
+        chunks: 4000,
+        droppedChunks: 3,
+        droppedBytes: 2048,
+        closedByPartition: 6,
+        dialsDropped: 1,
+        inFlight: 0,
+        held: 0,
+      },
+      regions: [
+        { id: 'europe', name: 'Europe', joined: 7, alive: 6 },
+        { id: 'asia-east', name: 'East Asia', joined: 5, alive: 5 },
+      ],
+      rttMs: [
+        [12, 250],
+        [250, 40],
+      ],
+      partitions: [{ n: 1, began: 1800, ended: 2900, minority: 4, majority: 8 }],
+    },
     expects: [
       {
         line: 12,
@@ -77,6 +103,11 @@ function sampleReport(): SimReport {
       // Shuffled 1..100: percentiles must not depend on the order.
       searchLatencyMs: Array.from({ length: 100 }, (_, i) => ((i * 37) % 100) + 1),
       createLatencyMs: [30, 5, 9, 7],
+      latencyOverTime: [
+        { t: 1520, ms: 30, kind: 'create' },
+        { t: 1761, ms: 420, kind: 'search' },
+        { t: 2300, ms: 3800, kind: 'search' },
+      ],
       loadPerNode: [50, 48, 61, 55, 40, 70, 52, 49, 58, 60, 44, 53],
       protocols: {
         '/cidx/index/1.0.0': { streams: 400, sends: 800, bytes: 600_000 },
@@ -94,6 +125,7 @@ function sparseReport(): SimReport {
   r.series.rssMb = [];
   r.series.createLatencyMs = [];
   r.series.loadPerNode = [];
+  delete r.network;
   return r;
 }
 
@@ -206,6 +238,16 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown(sparseReport())).toContain('| create | 0 | — | — | — | — |');
   });
 
+  it('states the network model: regions and their nodes, round trips, what it carried, partitions', () => {
+    expect(md).toContain('## Network\n');
+    expect(md).toContain('| europe | Europe | 7 | 6 |');
+    expect(md).toContain('|  | europe | asia-east |');
+    expect(md).toContain('| asia-east | 250 | 40 |');
+    expect(md).toContain('| round trip p50 of their links (ms) | 180 |');
+    expect(md).toContain('| 1 | 1.800 | 2.900 | 4 | 8 |');
+    expect(renderMarkdown(sparseReport())).not.toContain('## Network');
+  });
+
   it('lists the timeline in seconds', () => {
     expect(md).toContain('| 0.000 | 3 | nodes 12 | 1.52 s |  |');
     expect(md).toContain('| 1.761 | 7 | search 100 | 3.10 s | all answered |');
@@ -257,14 +299,15 @@ describe('renderHtml', () => {
       'Live nodes over time',
       'Memory in use (RSS) over time',
       'Search and create latency',
+      'Latency over the run',
       'Index entries per node (load spread)',
       'Bytes per protocol',
     ];
-    expect(count(html, '<svg')).toBe(5);
+    expect(count(html, '<svg')).toBe(6);
     for (const title of titles) expect(html).toContain(title);
 
     const sparse = await renderHtml(sparseReport());
-    expect(count(sparse, '<svg')).toBe(3);
+    expect(count(sparse, '<svg')).toBe(4);
     expect(sparse).not.toContain('Memory in use');
     expect(sparse).not.toContain('load spread');
     expect(sparse).toContain('Search and create latency');
@@ -275,6 +318,7 @@ describe('renderHtml', () => {
       rssMb: [],
       searchLatencyMs: [],
       createLatencyMs: [],
+      latencyOverTime: [],
       loadPerNode: [],
       protocols: {},
     };

@@ -135,6 +135,47 @@ expect nodes.alive == 14
     expect(report.expects.filter((e) => !e.pass)).toEqual([]);
   }, 180_000);
 
+  it('runs on a network model: round trips in the latencies, searches counted on each side of a partition', async () => {
+    const text = `
+seed 8
+index lsh n=10 m=1 seed=partition-test
+network latency=20ms
+dataset communities synthetic count=6 size=30 topics=3
+dataset users perturb communities count=6 keep=0.8
+at 0s join 10
+at +0s create communities
+at +0s search users exact label=before
+at +0s partition 50%
+at +0s search users label=during
+at +0s heal
+at +0s republish
+at +0s search users exact label=after
+expect network.rtt_p50_ms == 40
+expect partition.count == 1
+expect partition.1.nodes_minority == 5
+expect partition.1.nodes_majority == 5
+expect before.search.top1_agreement == 1
+expect after.search.top1_agreement == 1
+`;
+    const file = scenario('partition', text);
+    const report = await runScenario(parseScenario(text, file), { file });
+    expect(report.expects.filter((e) => !e.pass)).toEqual([]);
+    const m = report.metrics;
+    // Every search of the `during` command ran while the partition lasted, from one side or
+    // the other.
+    expect(
+      (m['partition.1.searches_minority'] ?? 0) + (m['partition.1.searches_majority'] ?? 0),
+    ).toBe(6);
+    expect(m['partition.1.duration_ms']).toBeGreaterThan(0);
+    expect(m['network.closed_by_partition']).toBeGreaterThan(0);
+    // Latency in round trips: a search is at least a query and a contacts fetch.
+    expect(m['before.search.rtts_p50']).toBeGreaterThanOrEqual(2);
+    expect(m['create.rtts_p50']).toBeGreaterThanOrEqual(2);
+    expect(report.network?.description).toContain('one-way delay 20 ms');
+    expect(report.network?.partitions).toHaveLength(1);
+    expect(report.series.latencyOverTime.filter((p) => p.kind === 'search')).toHaveLength(18);
+  }, 180_000);
+
   it('exits 1 when an expect fails and writes the three reports', async () => {
     const file = scenario(
       'failing',
@@ -185,6 +226,12 @@ expect no.such.metric > 0
       // before any node starts, naming the setting and its scenario key.
       const rules = scenario('rules', 'timing republish=1m\ntiming ttl=1m\nat 0s join 3\n');
       expect(await runSimulation(rules, { progress: false, out: join(dir, 'out-rules') })).toBe(2);
+      const late = scenario('late', 'at 0s join 2\nnetwork latency=10ms\n');
+      expect(await runSimulation(late, { progress: false, out: join(dir, 'out-late') })).toBe(2);
+      const lonely = scenario('lonely', 'at 0s join 1\nat +0s partition 50%\n');
+      expect(await runSimulation(lonely, { progress: false, out: join(dir, 'out-lonely') })).toBe(
+        2,
+      );
     } finally {
       spy.mockRestore();
     }
@@ -194,5 +241,9 @@ expect no.such.metric > 0
       'rules.scenario:3: settings: timing.recordTtlMs: must exceed republishIntervalMs',
     );
     expect(errors.join('')).toContain('(timing ttl=)');
+    expect(errors.join('')).toContain('late.scenario:2: network must come before the first join');
+    expect(errors.join('')).toContain(
+      'lonely.scenario:2: a partition needs nodes on both sides: 1 of 1 live nodes chosen',
+    );
   });
 });

@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseScenario, ScenarioError } from '../../sim/scenario.ts';
+import type { NetworkSpec } from '../../sim/swarm-api.ts';
 
 const ok = `
 # the contract's example, plus extensions
@@ -121,6 +123,66 @@ describe('scenario parser', () => {
       },
     });
     expect(s[2]).toMatchObject({ command: { kind: 'check-gone' } });
+  });
+
+  it('parses the network model, partitions and heal', () => {
+    const dir = join(import.meta.dirname, 'fixtures');
+    const s = parseScenario(
+      [
+        'network latency=50ms jitter=10ms bandwidth=10mbit',
+        'network regions=world access=10ms bandwidth=2mbit',
+        'network regions=two-regions.json',
+        'at 0s partition 30% for 1m',
+        'at +0s partition 4',
+        'at +0s heal',
+      ].join('\n'),
+      join(dir, 'net.scenario'),
+    );
+    expect(s[0]).toMatchObject({ spec: { latencyMs: 50, jitterMs: 10, bandwidthBps: 10e6 } });
+    expect(s[1]).toMatchObject({
+      spec: { regions: { name: 'world' }, accessMs: 10, bandwidthBps: 2e6 },
+    });
+    const regions = (s[1] as unknown as { spec: NetworkSpec }).spec.regions?.table.regions;
+    expect(regions?.map((r) => r.id)).toContain('europe');
+    // A region file is read, relative to the scenario, while the line is parsed.
+    const own = (s[2] as unknown as { spec: NetworkSpec }).spec.regions;
+    expect(own?.table.regions.map((r) => r.id)).toEqual(['here', 'there']);
+    expect(own?.table.rttMs(0, 1)).toBe(80);
+    expect(s[3]).toMatchObject({
+      command: { kind: 'partition', amount: { kind: 'percent', p: 0.3 }, forMs: 60_000 },
+    });
+    expect(s[4]).toMatchObject({ command: { kind: 'partition', amount: { kind: 'count', n: 4 } } });
+    expect((s[4] as unknown as { command: object }).command).not.toHaveProperty('forMs');
+    expect(s[5]).toMatchObject({ command: { kind: 'heal' } });
+  });
+
+  it.each([
+    ['network', 1, 'network needs latency=<d> or regions=world|<file.json>'],
+    ['seed 1\nnetwork latency=fast', 2, 'latency= must be a duration'],
+    ['network latency=10ms bandwidth=lots', 1, 'bandwidth= must be a rate such as 100kbit'],
+    ['network latency=10ms bandwidth=0mbit', 1, 'more than 0 bits per second'],
+    ['network regions=world latency=10ms', 1, 'latency= and jitter= go without it'],
+    ['network latency=10ms access=5ms', 1, 'access= goes with regions='],
+    ['network regions=no-such-file.json', 1, 'regions=no-such-file.json: '],
+    ['network regions=world colour=red', 1, 'unknown option "colour"'],
+    ['\n\nnetwork regions=bad-regions.json', 3, 'rtt_ms.here.there: missing'],
+    ['at 0s partition', 1, 'expected a count or a percentage'],
+    ['at 0s partition 30% for', 1, 'expected a duration after "for"'],
+    ['at 0s partition 30% for 0s', 1, 'a partition lasts longer than 0'],
+    ['at 0s partition 130%', 1, 'cannot exceed 100%'],
+    ['at 0s partition 30% during 1m', 1, 'unexpected "during 1m"'],
+    ['seed 1\nat 0s heal now', 2, 'unexpected "now"'],
+  ])('rejects the network line %j at line %i', (text, line, message) => {
+    const file = join(import.meta.dirname, 'fixtures', 'bad.scenario');
+    let err: unknown;
+    try {
+      parseScenario(text, file);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ScenarioError);
+    expect((err as Error).message).toContain(`bad.scenario:${line}: `);
+    expect((err as Error).message).toContain(message);
   });
 
   it.each([

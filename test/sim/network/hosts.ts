@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { SimNetwork } from '../../../sim/network/network.ts';
+import type { MemberOptions, SimNetwork } from '../../../sim/network/network.ts';
 import { type CidxLibp2p, createHost } from '../../../src/net/libp2p.ts';
 import type { NodeOptions } from '../../../src/node/config.ts';
 import { CidxNode } from '../../../src/node/node.ts';
@@ -8,8 +8,8 @@ import { CidxNode } from '../../../src/node/node.ts';
 const tag = randomBytes(4).toString('hex');
 
 /** The host options that put a node on `net` under `name`. */
-function onNetwork(net: SimNetwork, name: string) {
-  const n = net.join(name);
+export function onNetwork(net: SimNetwork, name: string, member: MemberOptions = {}) {
+  const n = net.join(name, member);
   return {
     transport: 'memory' as const,
     transportFactory: n.transport,
@@ -31,9 +31,10 @@ export async function cidxNode(
   net: SimNetwork,
   name: string,
   o: Partial<NodeOptions> = {},
+  member: MemberOptions = {},
 ): Promise<CidxNode> {
   const n = await CidxNode.create({
-    ...onNetwork(net, name),
+    ...onNetwork(net, name, member),
     timing: { requestTimeoutMs: 10_000, lookupTimeoutMs: 20_000 },
     ...o,
   });

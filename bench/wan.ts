@@ -1,0 +1,124 @@
+/**
+ * npm run bench:wan — searches and creates on a simulated wide-area network: N nodes spread
+ * over the world's regions (sim/network/world.json), C communities created, S users searched one
+ * at a time and scored against the exact answer; latencies in ms and in round trips (the
+ * model's p50 round trip), answer quality, wire cost, and the CPU the process spent per search
+ * (one event loop runs every node: CPU time is latency too). `--network none` runs the same
+ * workload with nothing added to the wire, for the answers to compare with.
+ *
+ * Usage: npm run bench:wan -- [--nodes 100] [--communities 50] [--searches 50] [--seed 1]
+ *   [--network world|none|latency=50ms] [--access 10ms] [--params "concurrency=20"]
+ *   [--timing "cache=30s"] [--label text]
+ * One configuration per call, in a fresh child process; prints one JSON line and one Markdown
+ * table row. BENCH_HEAP_MB sets the child's V8 heap limit (default 12288); BENCH_PROGRESS=1
+ * shows progress.
+ */
+import { writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runScenario } from '../sim/interpreter.ts';
+import { parseScenario } from '../sim/scenario.ts';
+import { runChild } from './child.ts';
+
+const arg = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? (process.argv[i + 1] ?? dflt) : dflt;
+};
+const NODES = Number(arg('--nodes', '100'));
+const COMMUNITIES = Number(arg('--communities', '50'));
+const SEARCHES = Number(arg('--searches', '50'));
+const SEED = Number(arg('--seed', '1'));
+const NETWORK = arg('--network', 'world');
+const ACCESS = arg('--access', '10ms');
+const PARAMS = arg('--params', '');
+const TIMING = arg('--timing', '');
+const LABEL = arg('--label', '');
+
+function scenarioText(): string {
+  const net =
+    NETWORK === 'none'
+      ? ''
+      : NETWORK === 'world'
+        ? `network regions=world access=${ACCESS}`
+        : `network ${NETWORK}`;
+  return `
+seed ${SEED}
+index lsh n=20 m=1 seed=wan
+${PARAMS === '' ? '' : `params ${PARAMS}`}
+timing republish=1h ttl=3h tombstone=6h ${TIMING}
+${net}
+dataset communities synthetic count=${COMMUNITIES} size=40 topics=10
+dataset users perturb communities count=${SEARCHES} keep=0.7 noise=0.1
+at 0s join ${NODES}
+at +10s create communities concurrency=4
+at +10s search users exact
+`;
+}
+
+async function child(): Promise<void> {
+  const text = scenarioText();
+  const file = join(tmpdir(), `bench-wan-${process.pid}.scenario`);
+  writeFileSync(file, text);
+  let searchCpuS = 0;
+  let load = 0;
+  const report = await runScenario(parseScenario(text, file), {
+    file,
+    progress: process.env.BENCH_PROGRESS === '1',
+    aroundCommand: async (command, run) => {
+      const c0 = process.cpuUsage();
+      await run();
+      if (command !== 'search') return;
+      const c = process.cpuUsage(c0);
+      searchCpuS = (c.user + c.system) / 1e6;
+      load = loadavg()[0] ?? 0;
+    },
+  });
+  const m = report.metrics;
+  const row = {
+    label: LABEL,
+    nodes: NODES,
+    network: NETWORK,
+    params: PARAMS,
+    timing: TIMING,
+    rttP50: m['network.rtt_p50_ms'],
+    searchP50: m['search.latency_p50_ms'],
+    searchP95: m['search.latency_p95_ms'],
+    searchRtts50: m['search.rtts_p50'],
+    searchRtts95: m['search.rtts_p95'],
+    createP50: m['create.latency_p50_ms'],
+    createP95: m['create.latency_p95_ms'],
+    createRtts50: m['create.rtts_p50'],
+    top1: m['search.top1_agreement'],
+    precision: m['search.precision'],
+    unresolved: m['search.unresolved'],
+    failed: m['search.failed'],
+    messagesPerSearch: m['messages.per_search'],
+    kibPerSearch: (m['bytes.per_search'] ?? 0) / 1024,
+    lookupHops: m['lookup.hops'],
+    cpuMsPerSearch: (1000 * searchCpuS) / SEARCHES,
+    joinS: (m['time.join_ms'] ?? 0) / 1000,
+    load,
+  };
+  process.stdout.write(`${JSON.stringify(row)}\n`);
+}
+
+if (process.argv.includes('--child')) {
+  await child();
+  process.exit(0);
+}
+
+type Row = Record<string, string | number | undefined>;
+const heap = process.env.BENCH_HEAP_MB ?? '12288';
+const row = runChild<Row>(
+  import.meta.filename,
+  ['--child', ...process.argv.slice(2)],
+  [`--max-old-space-size=${heap}`],
+);
+const f = (v: unknown, d = 0) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(d) : '—');
+console.log(JSON.stringify(row));
+console.log(
+  '| label | nodes | network | RTT p50 | search p50 / p95 ms | search p50 / p95 RTTs | create p50 / p95 ms | create p50 RTTs | top-1 | precision | msgs / search | KiB / search | lookup hops | CPU ms / search | load |',
+);
+console.log(
+  `| ${row.label} | ${row.nodes} | ${row.network} | ${f(row.rttP50)} | ${f(row.searchP50)} / ${f(row.searchP95)} | ${f(row.searchRtts50, 1)} / ${f(row.searchRtts95, 1)} | ${f(row.createP50)} / ${f(row.createP95)} | ${f(row.createRtts50, 1)} | ${f(row.top1, 3)} | ${f(row.precision, 3)} | ${f(row.messagesPerSearch)} | ${f(row.kibPerSearch, 1)} | ${f(row.lookupHops, 2)} | ${f(row.cpuMsPerSearch)} | ${f(row.load, 1)} |`,
+);

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEADLINE_FACTOR,
+  DEFAULT_FLOOR_MS,
+  Deadlines,
+  Smoothed,
+} from '../../src/net/round-trips.ts';
+
+describe('Smoothed (RFC 6298 SRTT and RTTVAR)', () => {
+  it('starts at the first sample with half of it as deviation, then moves 1/8 and 1/4', () => {
+    const s = new Smoothed();
+    s.add(400);
+    expect([s.srtt, s.rttvar, s.rto]).toEqual([400, 200, 1200]);
+    s.add(200);
+    // RTTVAR = 3/4 · 200 + 1/4 · |400 − 200|; SRTT = 7/8 · 400 + 1/8 · 200
+    expect(s.rttvar).toBe(200);
+    expect(s.srtt).toBe(375);
+  });
+
+  it('settles on a steady duration: the deviation decays towards 0', () => {
+    const s = new Smoothed();
+    for (let i = 0; i < 100; i++) s.add(300);
+    expect(s.srtt).toBe(300);
+    expect(s.rttvar).toBeLessThan(1e-6);
+  });
+});
+
+describe('Deadlines', () => {
+  it('waits the configured bound until something was seen', () => {
+    const d = new Deadlines({ boundMs: 10_000 });
+    expect(d.deadline()).toBe(10_000);
+    expect(d.deadline('peer-a')).toBe(10_000);
+  });
+
+  it('then a few times the expected wait, never under the floor nor over the bound', () => {
+    const d = new Deadlines({ boundMs: 10_000 });
+    for (let i = 0; i < 50; i++) d.done(600);
+    expect(d.deadline()).toBeCloseTo(DEADLINE_FACTOR * 600, 0);
+    const fast = new Deadlines({ boundMs: 10_000 });
+    for (let i = 0; i < 50; i++) fast.done(5);
+    expect(fast.deadline()).toBe(DEFAULT_FLOOR_MS);
+    const slow = new Deadlines({ boundMs: 2_000 });
+    for (let i = 0; i < 50; i++) slow.done(1_500);
+    expect(slow.deadline()).toBe(2_000);
+    expect(new Deadlines({ boundMs: 300 }).floorMs).toBe(300);
+  });
+
+  it('gives a peer that answered its own deadline; others get the node-wide one', () => {
+    const d = new Deadlines({ boundMs: 60_000 });
+    for (let i = 0; i < 5; i++) d.done(2_000, 'far');
+    for (let i = 0; i < 50; i++) d.done(200, `near-${i}`);
+    expect(d.deadline('far')).toBeGreaterThanOrEqual(DEADLINE_FACTOR * 2_000);
+    expect(d.deadline('never-seen')).toBe(d.deadline());
+    expect(d.deadline('never-seen')).toBeLessThan(d.deadline('far'));
+  });
+
+  it('after timeouts, deadlines double until a wait finishes; that peer keeps a longer one', () => {
+    const d = new Deadlines({ boundMs: 600_000 });
+    for (let i = 0; i < 50; i++) d.done(400, 'p');
+    const before = d.deadline('p');
+    const nodeWide = d.deadline();
+    d.timedOut(before, 'p');
+    expect(d.timeouts).toBe(1);
+    expect(d.deadline()).toBeCloseTo(2 * nodeWide, 6);
+    d.timedOut(nodeWide * 2);
+    expect(d.deadline()).toBeCloseTo(4 * nodeWide, 6);
+    d.done(400, 'q');
+    expect(d.deadline()).toBeCloseTo(nodeWide, 0);
+    expect(d.deadline('p')).toBeGreaterThanOrEqual(DEADLINE_FACTOR * before);
+    // Running out at the bound itself is not an adaptive timeout.
+    d.timedOut(600_000);
+    expect(d.timeouts).toBe(2);
+  });
+
+  it('refuses a bound that is not positive', () => {
+    expect(() => new Deadlines({ boundMs: 0 })).toThrow(RangeError);
+  });
+});
