@@ -34,7 +34,12 @@ const RUNS = 10_000;
 /** The error codes of the public contract (CONTRACT.md, "JSON-RPC 2.0"); -32603 is not one. */
 const CONTRACT_CODES = new Set([-32700, -32600, -32601, -32602, -32001, -32004, -32010]);
 const METHODS = Object.keys(paramSchemas) as MethodName[];
-const MUTATING = new Set<string>(['community.create', 'community.update', 'community.dissolve']);
+const MUTATING = new Set<string>([
+  'community.create',
+  'community.update',
+  'community.dissolve',
+  'node.republish',
+]);
 const GOOD = { weights: { canto: 1.4, Verdi: 0.9, Rigoletto: 0.62 } };
 const SIMILAR = { weights: { canto: 1.2, Verdi: 0.9, chitarra: 0.8 } };
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -452,6 +457,7 @@ describe('JSON-RPC port of a real node under hostile requests', () => {
       'node.info': {},
       'community.list': {},
       stats: {},
+      'node.republish': {},
       'notifications.list': { since: 0 },
       'community.create': { profile: GOOD, notify: 1, contacts: nodes[0]?.addrs },
       'community.update': { id: ownId, profile: SIMILAR, notify: 1 },
