@@ -39,7 +39,7 @@ export interface RunContext {
   startSwarm(): SimSwarm;
   /** What the nodes run with; only known once the swarm started. */
   settings(): NodeSettingsInUse;
-  /** The live nodes a selector names (node indexes are join order). */
+  /** The live nodes a selector names (node indexes are join order), less frozen ones. */
   select(sel: Selector): SimPeer[];
   /** A data set by name, `limit` first entries; fails if it was not loaded. */
   entries(dataset: string, limit?: number): DatasetEntry[];
@@ -47,6 +47,11 @@ export interface RunContext {
   load(name: string, source: DatasetSource): Promise<DatasetEntry[]>;
   progress(text: string, total: number): Progress;
   fail(problem: string): never;
+  /**
+   * Runs `fn` `ms` from now beside whatever runs then (the end of `freeze … for <d>`); its note
+   * goes into the timeline as `what`. Dropped if the run ends first.
+   */
+  later(ms: number, what: string, fn: () => Promise<string | undefined>): void;
 }
 
 /** `n` of `of`, or `p`% of it, rounded. */

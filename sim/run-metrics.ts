@@ -31,7 +31,7 @@ export async function collectMetrics(run: Run): Promise<Record<string, number>> 
   m['communities.created'] = communities.length;
   m['communities.alive'] = communities.filter((c) => run.world.isLive(c.id)).length;
   for (const [name, v] of run.gauges) m[name] = v;
-  const counters = swarm?.counters();
+  const counters = await swarm?.counters();
   m['notifications.delivered'] = counters?.notifications ?? 0;
   if (counters !== undefined && counters.searches.count > 0) {
     // How a search's requests spread over peers: what one request per peer would save.
@@ -50,7 +50,7 @@ export async function collectMetrics(run: Run): Promise<Record<string, number>> 
   if (swarm) {
     let bytes = 0;
     let sends = 0;
-    for (const [proto, t] of Object.entries(swarm.traffic())) {
+    for (const [proto, t] of Object.entries(await swarm.traffic())) {
       const short = shortProtocolName(proto);
       m[`traffic.${short}.bytes`] = t.bytes;
       m[`traffic.${short}.messages`] = t.sends;
@@ -64,6 +64,12 @@ export async function collectMetrics(run: Run): Promise<Record<string, number>> 
   m['time.join_ms'] = run.joinMs;
   m['memory.rss_mb'] = run.memory.sample();
   m['memory.peak_rss_mb'] = run.memory.peak();
+  // Nodes that are processes of their own: their memory, not the simulator's.
+  const rss = (await swarm?.nodeMemory?.()) ?? [];
+  if (rss.length > 0) {
+    m['memory.node_rss_mb'] = rss.reduce((a, b) => a + b, 0) / rss.length;
+    m['memory.node_rss_max_mb'] = Math.max(...rss);
+  }
   return m;
 }
 
@@ -84,6 +90,8 @@ export async function buildReport(run: Run): Promise<SimReport> {
       durationMs: Date.now() - run.startedAt,
       machine: `node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}`,
       nodesPeak: Math.max(0, ...series.map((a) => a.alive)),
+      mode: run.mode.name,
+      ...(run.interrupted ? { interrupted: true } : {}),
     },
     metrics,
     expects: run.expects,
@@ -94,7 +102,7 @@ export async function buildReport(run: Run): Promise<SimReport> {
       searchLatencyMs: run.ops.all.search.latencies,
       createLatencyMs: run.ops.all.create.latencies,
       loadPerNode: (await holdings(run)).map((h) => h.descriptors),
-      protocols: swarm?.traffic() ?? {},
+      protocols: (await swarm?.traffic()) ?? {},
     },
   };
 }

@@ -173,11 +173,11 @@ export class InProcessSwarm implements SimSwarm {
     for (const s of this.#peers) s.alive = false;
   }
 
-  traffic(): Record<string, ProtocolTraffic> {
+  async traffic(): Promise<Record<string, ProtocolTraffic>> {
     return this.#meter.snapshot();
   }
 
-  counters(): SwarmCounters {
+  async counters(): Promise<SwarmCounters> {
     return structuredClone(this.#counters);
   }
 

@@ -12,6 +12,7 @@ type Leave = { kind: 'leave'; amount: Amount };
 
 export const kill: CommandSpec<Kill> = {
   word: 'kill',
+  needs: 'control',
   kinds: ['kill'],
   parse(p): Kill {
     const amount = p.amount();
@@ -24,6 +25,7 @@ export const kill: CommandSpec<Kill> = {
 
 export const leave: CommandSpec<Leave> = {
   word: 'leave',
+  needs: 'control',
   kinds: ['leave'],
   parse: (p) => ({ kind: 'leave', amount: p.amount() }),
   run: (c, ctx) => depart(ctx, c.amount, undefined, 'leave'),

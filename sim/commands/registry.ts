@@ -5,7 +5,9 @@ import { churn } from './churn.ts';
 import { create } from './create.ts';
 import { kill, leave } from './depart.ts';
 import { dissolve } from './dissolve.ts';
+import { freeze } from './freeze.ts';
 import { join } from './join.ts';
+import { heal, partition } from './partition.ts';
 import { search } from './search.ts';
 import { update } from './update.ts';
 import { republish, wait } from './wait.ts';
@@ -31,6 +33,9 @@ register(wait);
 register(republish);
 register(churn);
 register(check);
+register(freeze);
+register(partition);
+register(heal);
 
 /** The spec of a parsed command's kind, or of the word a command line starts with. */
 export function commandSpec(key: string, by: 'kind' | 'word' = 'kind'): CommandSpec | undefined {

@@ -123,8 +123,26 @@ describe('scenario parser', () => {
     expect(s[2]).toMatchObject({ command: { kind: 'check-gone' } });
   });
 
+  it('parses freeze, partition and heal', () => {
+    const s = parseScenario(
+      'at 0s freeze 30% for 10s\nat +0s freeze 2\nat +0s partition 50% for 1m\nat +0s heal',
+      'x.scenario',
+    );
+    expect(s.map((x) => x.command)).toEqual([
+      { kind: 'freeze', amount: { kind: 'percent', p: 0.3 }, forMs: 10_000 },
+      { kind: 'freeze', amount: { kind: 'count', n: 2 } },
+      { kind: 'partition', amount: { kind: 'percent', p: 0.5 }, forMs: 60_000 },
+      { kind: 'heal' },
+    ]);
+  });
+
   it.each([
     ['sede 7', 1, 'unknown statement "sede"'],
+    ['at 0s freeze', 1, 'expected a count or a percentage'],
+    ['at 0s freeze 10% for', 1, 'expected a duration after "for"'],
+    ['at 0s freeze 10% during 1s', 1, 'unexpected "during 1s"'],
+    ['at 0s partition 50% for 0s', 1, '"for" must be longer than 0'],
+    ['at 0s heal now', 1, 'unexpected "now"'],
     ['at 0s churn rate=10% search=nobody for 1m', 1, 'unknown dataset "nobody"'],
     ['at 0s churn rate=10% label=x for 1m', 1, 'label= needs search=<dataset>'],
     ['at 0s check lost', 1, 'unknown check "lost"'],
