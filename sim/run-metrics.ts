@@ -65,10 +65,16 @@ export async function collectMetrics(run: Run): Promise<Record<string, number>> 
   m['memory.rss_mb'] = run.memory.sample();
   m['memory.peak_rss_mb'] = run.memory.peak();
   // Nodes that are processes of their own: their memory, not the simulator's.
-  const rss = (await swarm?.nodeMemory?.()) ?? [];
-  if (rss.length > 0) {
-    m['memory.node_rss_mb'] = rss.reduce((a, b) => a + b, 0) / rss.length;
-    m['memory.node_rss_max_mb'] = Math.max(...rss);
+  const procs = await swarm?.processes?.();
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+  if (procs !== undefined && procs.rssMb.length > 0) {
+    m['memory.node_rss_mb'] = mean(procs.rssMb);
+    m['memory.node_rss_max_mb'] = Math.max(...procs.rssMb);
+    m['memory.node_anon_mb'] = mean(procs.anonMb);
+  }
+  if (procs !== undefined && procs.startMs.length > 0) {
+    m['time.node_start_ms'] = mean(procs.startMs);
+    m['time.node_start_max_ms'] = Math.max(...procs.startMs);
   }
   return m;
 }

@@ -65,8 +65,8 @@ export interface SimSwarm {
    */
   traffic(): Promise<Record<string, ProtocolTraffic>>;
   counters(): Promise<SwarmCounters>;
-  /** Resident memory of each live node's process (MiB), where nodes are processes of their own. */
-  nodeMemory?(): Promise<number[]>;
+  /** Where nodes are processes of their own: each live one's memory, each start's time. */
+  processes?(): Promise<ProcessFigures>;
   /** Live nodes over time (ms since the swarm started). */
   aliveSeries(): { t: number; alive: number }[];
   /**
@@ -80,6 +80,15 @@ export interface SimSwarm {
   heal?(): Promise<void>;
   freeze?(peers: SimPeer[]): Promise<void>;
   thaw?(peers: SimPeer[]): Promise<void>;
+}
+
+export interface ProcessFigures {
+  /** Resident set size of each live node process (MiB). */
+  rssMb: number[];
+  /** Of it, anonymous memory (MiB): the rest are file pages every node process shares. */
+  anonMb: number[];
+  /** Time from spawn to the ready line of every node started (ms). */
+  startMs: number[];
 }
 
 /** What every node of a swarm is started with. */

@@ -90,7 +90,14 @@ export class InProcessSwarm implements SimSwarm {
   async join(count: number, everyMs: number, onJoined?: () => void): Promise<SimPeer[]> {
     const limit = pLimit(everyMs > 0 ? 64 : 8);
     const started: Promise<SimPeer>[] = [];
-    for (let i = 0; i < count; i++) {
+    // The first node of a swarm starts alone: nodes started together would each find no live
+    // node to bootstrap to, and stay islands.
+    const first = this.alive().length === 0 && count > 0 ? await this.#startOne() : undefined;
+    if (first !== undefined) {
+      onJoined?.();
+      started.push(Promise.resolve(first));
+    }
+    for (let i = started.length; i < count; i++) {
       if (i > 0 && everyMs > 0) await sleep(everyMs);
       started.push(
         limit(async () => {
