@@ -52,6 +52,8 @@ export interface RunContext {
    * goes into the timeline as `what`. Dropped if the run ends first.
    */
   later(ms: number, what: string, fn: () => Promise<string | undefined>): void;
+  /** Aborts when the run is stopped (Ctrl-C): long waits end with it. */
+  readonly signal: AbortSignal | undefined;
 }
 
 /** `n` of `of`, or `p`% of it, rounded. */

@@ -122,6 +122,10 @@ export class Run implements RunContext {
     this.mode = opts.swarm ?? IN_PROCESS;
   }
 
+  get signal(): AbortSignal | undefined {
+    return this.opts.signal;
+  }
+
   /** The run's seed: --seed, else the `seed` statement, else 0. */
   get seed(): number {
     return this.opts.seed ?? this.#seed;

@@ -101,7 +101,8 @@ export async function buildReport(run: Run): Promise<SimReport> {
     },
     metrics,
     expects: run.expects,
-    timeline: run.timeline,
+    // By start: what ran beside other commands (the end of a `freeze … for`) is added when done.
+    timeline: [...run.timeline].sort((a, b) => a.t - b.t),
     series: {
       nodes: series,
       rssMb: run.memory.samples,

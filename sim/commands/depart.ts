@@ -32,7 +32,7 @@ export const leave: CommandSpec<Leave> = {
 };
 
 /** The live nodes, those holding the most index entries first. */
-async function holdersFirst(peers: SimPeer[]): Promise<SimPeer[]> {
+export async function holdersFirst(peers: SimPeer[]): Promise<SimPeer[]> {
   const held = await Promise.all(peers.map(async (p) => ({ p, n: (await p.info()).descriptors })));
   return held.sort((a, b) => b.n - a.n).map((h) => h.p);
 }

@@ -1,5 +1,6 @@
 /**
- * `freeze <n | p%> [for <d>]`: stops that many live nodes' processes (SIGSTOP) — they keep
+ * `freeze <n | p%> [which=random|holders] [for <d>]`: stops that many live nodes' processes
+ * (SIGSTOP; `holders`: those holding the most index entries) — they keep
  * their connections and their share of the index, and answer nothing — and resumes them
  * (SIGCONT) after `d`, while later commands run; without `for`, until the run ends. Frozen
  * nodes are never asked to search, create or update. Needs nodes that are processes
@@ -8,8 +9,9 @@
 import { amountOf } from '../context.ts';
 import type { Amount, CommandSpec } from '../language.ts';
 import type { LineParser } from '../line-parser.ts';
+import { holdersFirst } from './depart.ts';
 
-type Freeze = { kind: 'freeze'; amount: Amount; forMs?: number };
+type Freeze = { kind: 'freeze'; amount: Amount; which: 'random' | 'holders'; forMs?: number };
 
 export const freeze: CommandSpec<Freeze> = {
   word: 'freeze',
@@ -17,15 +19,22 @@ export const freeze: CommandSpec<Freeze> = {
   needs: 'freeze',
   parse(p) {
     const amount = p.amount();
+    const w = p.options({ which: 'string' }).which ?? 'random';
+    const which =
+      w === 'random' || w === 'holders' ? w : p.fail('which= must be random or holders');
     const forMs = optionalFor(p);
-    return { kind: 'freeze', amount, ...(forMs === undefined ? {} : { forMs }) };
+    return { kind: 'freeze', amount, which, ...(forMs === undefined ? {} : { forMs }) };
   },
   async run(c, ctx) {
     const swarm = ctx.liveSwarm();
     const { freeze: stop, thaw } = swarm;
     if (stop === undefined || thaw === undefined) return ctx.fail('these nodes cannot be frozen');
     const candidates = swarm.alive().filter((p) => p.frozen !== true);
-    const frozen = ctx.rng.sample(candidates, amountOf(c.amount, swarm.alive().length));
+    const n = amountOf(c.amount, swarm.alive().length);
+    const frozen =
+      c.which === 'holders'
+        ? (await holdersFirst(candidates)).slice(0, n)
+        : ctx.rng.sample(candidates, n);
     await stop.call(swarm, frozen);
     if (c.forMs !== undefined)
       ctx.later(c.forMs, `thaw (${ctx.text})`, async () => {
@@ -34,7 +43,7 @@ export const freeze: CommandSpec<Freeze> = {
         await thaw.call(swarm, back);
         return `${back.length} nodes resumed`;
       });
-    return `${frozen.length} nodes frozen${c.forMs === undefined ? '' : ` for ${c.forMs} ms`}`;
+    return `${frozen.length} nodes frozen`;
   },
 };
 

@@ -33,7 +33,7 @@ export const partition: CommandSpec<Partition> = {
         await heal.call(swarm);
         return 'healed';
       });
-    return `${side.length} of ${alive.length} nodes cut off${c.forMs === undefined ? '' : ` for ${c.forMs} ms`}`;
+    return `${side.length} of ${alive.length} nodes cut off`;
   },
 };
 

@@ -19,7 +19,7 @@ export const wait: CommandSpec<Wait> = {
   },
   async run(c, ctx) {
     if (c.kind === 'wait-republish') return republishAll(ctx);
-    await sleep(c.ms);
+    await sleep(c.ms, undefined, { signal: ctx.signal });
     return undefined;
   },
 };

@@ -49,7 +49,8 @@ interface SetUp {
   args: string[];
 }
 
-class ProcessPeer extends RpcPeer {
+/** A node of the swarm: its process and, with --netns, its host. */
+export class ProcessPeer extends RpcPeer {
   readonly proc: NodeProcess;
   readonly host: Host | undefined;
 

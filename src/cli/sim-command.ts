@@ -88,7 +88,10 @@ Examples:
         ...(o.out !== undefined ? { out: o.out } : {}),
         ...(o.seed !== undefined ? { seed: o.seed } : {}),
       });
-      // Scenario errors, modes this machine cannot run and interruptions were said already.
+      // Interrupted: the report is written and every node gone; what the stopped command left
+      // running (a timer, a call to a node that is no more) must not keep the process up.
+      if (code === 130) process.exit(code);
+      // Scenario errors and modes this machine cannot run were said already.
       if (code !== 0) throw new UsageError(code === 1 ? 'some expects failed' : '', code);
     });
 }
