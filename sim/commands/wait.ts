@@ -32,7 +32,8 @@ export const republish: CommandSpec<{ kind: 'republish' }> = {
 };
 
 async function republishAll(ctx: RunContext): Promise<string> {
-  const alive = ctx.liveSwarm().alive();
+  // A frozen owner republishes nothing: it runs no code until thawed.
+  const alive = ctx.select({ kind: 'all' });
   const infos = await Promise.all(alive.map((p) => p.info()));
   const owners = alive.filter((_, i) => (infos[i]?.owned ?? 0) > 0);
   const limit = pLimit(8);
