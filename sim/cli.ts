@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { EndpointsFileError, readEndpoints } from './endpoints/file.ts';
 import { IN_PROCESS, runScenario } from './interpreter.ts';
-import { CAPABILITIES, type SwarmMode } from './modes.ts';
+import { CAPABILITIES, checkMode, type ModeName, type SwarmMode } from './modes.ts';
 import { NetnsUnavailableError, requireNetns } from './netns/index.ts';
 import { writeReports } from './report/write.ts';
 import { parseScenario, ScenarioError, type Statement } from './scenario.ts';
@@ -99,11 +99,23 @@ export async function runSimulation(file: string, o: SimOptions = {}): Promise<n
 /** A mode this machine cannot run (--netns without root, …). */
 class UnavailableMode extends Error {}
 
-/** The swarm the options ask for; checks what it needs before anything runs. */
+/**
+ * The swarm the options ask for. What the scenario needs of it is checked first, then what the
+ * mode needs of the machine (root for --netns) or of the nodes (answering, with the token).
+ */
 async function modeOf(o: SimOptions, statements: Statement[], file: string): Promise<SwarmMode> {
   const chosen = [o.processes && '--processes', o.netns && '--netns', o.endpoints && '--endpoints'];
   const flags = chosen.filter((f) => typeof f === 'string');
   if (flags.length > 1) throw new UnavailableMode(`${flags.join(' and ')}: choose one`);
+  const name: ModeName =
+    o.endpoints !== undefined
+      ? 'endpoints'
+      : o.netns
+        ? 'netns'
+        : o.processes
+          ? 'processes'
+          : 'in-process';
+  checkMode(statements, { name, can: CAPABILITIES[name] }, file);
   if (o.endpoints !== undefined) {
     const { EndpointsSwarm, checkScenarioSwarm } = await import('./endpoints/swarm.ts');
     const endpoints = readEndpoints(o.endpoints, process.env.CIDX_RPC_TOKEN);
@@ -127,8 +139,7 @@ async function modeOf(o: SimOptions, statements: Statement[], file: string): Pro
     }
   }
   const { ProcessSwarm } = await import('./processes/swarm.ts');
-  const netns = o.netns === true;
-  const name = netns ? 'netns' : 'processes';
+  const netns = name === 'netns';
   return {
     name,
     can: CAPABILITIES[name],

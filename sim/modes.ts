@@ -68,7 +68,11 @@ function needsOf(st: Statement): { word: string; needs: Capability } | undefined
  * Throws ScenarioError at the first statement the mode cannot run:
  * `file:line: freeze needs --processes or --netns (this run: in-process nodes)`.
  */
-export function checkMode(statements: readonly Statement[], mode: SwarmMode, file: string): void {
+export function checkMode(
+  statements: readonly Statement[],
+  mode: Pick<SwarmMode, 'name' | 'can'>,
+  file: string,
+): void {
   for (const st of statements) {
     const n = needsOf(st);
     if (n === undefined || mode.can.has(n.needs)) continue;
