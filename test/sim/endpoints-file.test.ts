@@ -20,7 +20,7 @@ describe('the endpoints file', () => {
       'good.txt',
       [
         '# three nodes',
-        'http://10.0.0.5:7070 token=' + TOKEN,
+        `http://10.0.0.5:7070 token=${TOKEN}`,
         '',
         '  https://node2.example.org:7443/cidx token-file=n2.token   # behind a proxy',
         '127.0.0.1:7072',
