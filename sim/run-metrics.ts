@@ -17,7 +17,7 @@ export async function collectMetrics(run: Run): Promise<Record<string, number>> 
   const held = await holdings(run);
   const entries = held.map((l) => l.descriptors);
   const total = entries.reduce((s, v) => s + v, 0);
-  m['nodes.alive'] = held.length;
+  m['nodes.alive'] = swarm?.alive().length ?? 0;
   m['nodes.joined'] = swarm?.peers.length ?? 0;
   m['index.entries'] = total;
   m['index.keys'] = held.reduce((s, l) => s + l.keys, 0);
@@ -79,9 +79,13 @@ export async function collectMetrics(run: Run): Promise<Record<string, number>> 
   return m;
 }
 
-/** What each live node holds, in join order. */
+/**
+ * What each live node holds, in join order; a node that does not answer (a process that hangs)
+ * is left out rather than stopping the report.
+ */
 async function holdings(run: Run): Promise<PeerInfo[]> {
-  return Promise.all((run.swarm?.alive() ?? []).map((p) => p.info()));
+  const all = await Promise.allSettled((run.swarm?.alive() ?? []).map((p) => p.info()));
+  return all.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
 }
 
 export async function buildReport(run: Run): Promise<SimReport> {
