@@ -44,19 +44,22 @@ export interface RunContext {
   startSwarm(): SimSwarm;
   /** What the nodes run with; only known once the swarm started. */
   settings(): NodeSettingsInUse;
-  /** The live nodes a selector names (node indexes are join order). */
+  /** The live nodes a selector names (node indexes are join order), less frozen ones. */
   select(sel: Selector): SimPeer[];
   /** A data set by name, `limit` first entries; fails if it was not loaded. */
   entries(dataset: string, limit?: number): DatasetEntry[];
   /** Loads profiles that are not a declared data set (`update <dataset> <file>`). */
   load(name: string, source: DatasetSource): Promise<DatasetEntry[]>;
   progress(text: string, total: number): Progress;
-  /**
-   * Runs `task` after `ms`, while later commands run (`partition … for 1m`); the run waits for
-   * a task that has begun, and drops those still waiting, when it ends.
-   */
-  later(ms: number, task: () => Promise<void>): void;
   fail(problem: string): never;
+  /**
+   * Runs `fn` `ms` from now beside whatever runs then (the end of `freeze … for <d>`); its note
+   * goes into the timeline as `what`. Dropped if the run ends first; the run's end waits for one
+   * under way.
+   */
+  later(ms: number, what: string, fn: () => Promise<string | undefined>): void;
+  /** Aborts when the run is stopped (Ctrl-C): long waits end with it. */
+  readonly signal: AbortSignal | undefined;
 }
 
 /** `n` of `of`, or `p`% of it, rounded. */

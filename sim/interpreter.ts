@@ -21,6 +21,7 @@ import { type DatasetEntry, type DatasetSource, loadDataset } from './datasets.t
 import { type Parsed, ScenarioError, type Selector, type Statement } from './language.ts';
 import { RssSampler } from './memory.ts';
 import { OpBook } from './metrics.ts';
+import { CAPABILITIES, checkMode, type SwarmMode } from './modes.ts';
 import { PartitionBook } from './partitions.ts';
 import { type Progress, progress } from './progress.ts';
 import { Rng } from './random.ts';
@@ -28,7 +29,7 @@ import type { SimReport } from './report/types.ts';
 import { buildReport, collectMetrics } from './run-metrics.ts';
 import { statementSpec } from './statements/registry.ts';
 import { inProcessSwarm } from './swarm.ts';
-import type { NetworkSpec, SimPeer, SimSwarm, SwarmFactory } from './swarm-api.ts';
+import type { NetworkSpec, SimPeer, SimSwarm } from './swarm-api.ts';
 import { World } from './world.ts';
 
 export interface RunOptions {
@@ -48,15 +49,37 @@ export interface RunOptions {
   /** Called around every `at` command, e.g. to profile only the searches. */
   aroundCommand?: (command: string, run: () => Promise<void>) => Promise<void>;
   /** The swarm the commands drive (default: in-process nodes over the memory transport). */
-  swarm?: SwarmFactory;
+  swarm?: SwarmMode;
+  /**
+   * Stops the run (Ctrl-C): the command under way is left to fail as its nodes go, and the
+   * report holds what was measured until then (`scenario.interrupted`).
+   */
+  signal?: AbortSignal;
 }
 
+/** In-process nodes over the memory transport. */
+export const IN_PROCESS: SwarmMode = {
+  name: 'in-process',
+  can: CAPABILITIES['in-process'],
+  create: inProcessSwarm,
+};
+
+/**
+ * Runs a scenario and reports. Throws ScenarioError before anything runs when a statement needs
+ * more than the swarm's mode can do.
+ */
 export async function runScenario(statements: Statement[], opts: RunOptions): Promise<SimReport> {
+  checkMode(statements, opts.swarm ?? IN_PROCESS, opts.file);
   const run = new Run(opts);
   const stackTraceLimit = Error.stackTraceLimit;
   if (opts.stackTraces !== true) Error.stackTraceLimit = 0;
   try {
-    await run.execute(statements);
+    try {
+      await run.execute(statements);
+    } catch (err) {
+      if (opts.signal?.aborted !== true) throw err;
+      run.interrupted = true;
+    }
     run.memory.stop();
     // The report is taken while the swarm still stands: it counts live nodes and their load.
     return await run.report();
@@ -75,7 +98,6 @@ export class Run implements RunContext {
   readonly datasets = new Map<string, DatasetEntry[]>();
   readonly world = new World(DEFAULT_TIMING.recordTtlMs);
   readonly ops = new OpBook();
-  readonly partitions = new PartitionBook();
   readonly gauges = new Map<string, number>();
   readonly timeline: SimReport['timeline'] = [];
   readonly expects: SimReport['expects'] = [];
@@ -88,16 +110,25 @@ export class Run implements RunContext {
   rng = new Rng(0, 'init');
   text = '';
   swarm: SimSwarm | undefined;
+  /** The run was stopped before its end (RunOptions.signal). */
+  interrupted = false;
+  readonly mode: SwarmMode;
   /** The network model (`network` statement); none: nothing added to the wire. */
   network: NetworkSpec | undefined;
-  #seed = 0;
-  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly partitions = new PartitionBook();
+  readonly #later = new Set<NodeJS.Timeout>();
   readonly #running = new Set<Promise<void>>();
+  #seed = 0;
   #inUse: NodeSettingsInUse | undefined;
   #statement: Statement | undefined;
 
   constructor(opts: RunOptions) {
     this.opts = opts;
+    this.mode = opts.swarm ?? IN_PROCESS;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.opts.signal;
   }
 
   /** The run's seed: --seed, else the `seed` statement, else 0. */
@@ -110,11 +141,60 @@ export class Run implements RunContext {
   }
 
   async execute(statements: Statement[]): Promise<void> {
+    const signal = this.opts.signal;
     for (const st of statements) {
+      signal?.throwIfAborted();
       this.#statement = st;
       const spec = statementSpec(st.kind) ?? this.fail(`unknown statement "${st.kind}"`);
-      await spec.run(st, this);
+      await untilAborted(spec.run(st, this), signal);
     }
+  }
+
+  /** The `network` statement: what the nodes' connections cross, before the first join only. */
+  configureNetwork(spec: NetworkSpec): void {
+    if (this.swarm !== undefined) this.fail('network must come before the first join');
+    this.network = spec;
+  }
+
+  /**
+   * Runs `fn` `ms` from now, beside whatever runs then (the end of a `freeze … for`); its note
+   * goes into the timeline under the statement that scheduled it. Dropped if the run ends first;
+   * the run's end waits for one under way.
+   */
+  later(ms: number, what: string, fn: () => Promise<string | undefined>): void {
+    const line = this.#statement?.line ?? 0;
+    const timer = setTimeout(() => {
+      this.#later.delete(timer);
+      const began = Date.now();
+      const entry = { t: began - this.startedAt, line, command: what };
+      const done = fn()
+        .then(
+          (note) =>
+            this.timeline.push({
+              ...entry,
+              durationMs: Date.now() - began,
+              ...(note === undefined ? {} : { note }),
+            }),
+          (err: unknown) =>
+            this.timeline.push({
+              ...entry,
+              durationMs: Date.now() - began,
+              note: `failed: ${(err as Error).message}`,
+            }),
+        )
+        .then(() => {
+          this.#running.delete(done);
+        });
+      this.#running.add(done);
+    }, ms);
+    this.#later.add(timer);
+  }
+
+  /** Drops the tasks still waiting and waits for those running (the end of the run). */
+  async settleLater(): Promise<void> {
+    for (const t of this.#later) clearTimeout(t);
+    this.#later.clear();
+    await Promise.allSettled([...this.#running]);
   }
 
   fail(problem: string): never {
@@ -125,30 +205,6 @@ export class Run implements RunContext {
   configure(what: string, path: readonly string[], value: unknown): void {
     if (this.swarm !== undefined) this.fail(`${what} must come before the first join`);
     setPath(this.config, path, value);
-  }
-
-  /** The `network` statement: what the nodes' connections cross, before the first join only. */
-  configureNetwork(spec: NetworkSpec): void {
-    if (this.swarm !== undefined) this.fail('network must come before the first join');
-    this.network = spec;
-  }
-
-  later(ms: number, task: () => Promise<void>): void {
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      const p = task()
-        .catch((err: unknown) => this.log(`scheduled task failed: ${(err as Error).message}`))
-        .finally(() => this.#running.delete(p));
-      this.#running.add(p);
-    }, ms);
-    this.#timers.add(timer);
-  }
-
-  /** Drops the tasks still waiting and waits for those running (the end of the run). */
-  async settleLater(): Promise<void> {
-    for (const t of this.#timers) clearTimeout(t);
-    this.#timers.clear();
-    await Promise.allSettled([...this.#running]);
   }
 
   /** Runs one command of an `at` statement, and records it in the timeline. */
@@ -184,24 +240,23 @@ export class Run implements RunContext {
       if (err instanceof ParamsError) this.fail(`settings: ${withScenarioKey(err)}`);
       throw err;
     }
-    this.#inUse = { k, timing };
+    this.#inUse = { k: this.mode.existing?.k ?? k, timing };
     this.world.recordTtlMs = timing.recordTtlMs;
-    const factory = this.opts.swarm ?? inProcessSwarm;
-    const swarm = factory(
+    this.swarm = this.mode.create(
       {
         runId: `${process.pid}-${this.startedAt}`,
         node: { ...node, swarm: node.swarm ?? {} },
+        settings: structuredClone(this.config),
         ...(this.network ? { network: { ...this.network, seed: this.seed } } : {}),
       },
       new Rng(this.seed, 'swarm'),
     );
-    if (this.network !== undefined && swarm.network === undefined)
-      this.fail('this swarm cannot model a network: the network statement is for in-process runs');
-    this.swarm = swarm;
-    return swarm;
+    return this.swarm;
   }
 
   liveSwarm(): SimSwarm {
+    // Nodes that run elsewhere are there from the first command.
+    if (this.swarm === undefined && this.mode.existing !== undefined) this.startSwarm();
     if (this.swarm === undefined || this.swarm.alive().length === 0)
       this.fail('no live node: join some first');
     return this.swarm;
@@ -211,8 +266,11 @@ export class Run implements RunContext {
     return this.#inUse ?? this.fail('no swarm yet: join some nodes first');
   }
 
+  /** The live nodes a selector names, less frozen ones: they can be asked nothing. */
   select(sel: Selector): SimPeer[] {
-    const live = this.liveSwarm().alive();
+    const live = this.liveSwarm()
+      .alive()
+      .filter((p) => p.frozen !== true);
     if (sel.kind === 'all') return live;
     if (sel.kind === 'random') return this.rng.sample(live, sel.count);
     return live.filter((s) => s.index >= sel.from && s.index <= sel.to);
@@ -257,8 +315,20 @@ export class Run implements RunContext {
   }
 
   sleepUntil(t: number): Promise<void> {
-    return sleep(Math.max(0, t - Date.now()));
+    return sleep(Math.max(0, t - Date.now()), undefined, { signal: this.opts.signal });
   }
+}
+
+/** `work`, or a rejection as soon as `signal` aborts (`work` goes on, its failure ignored). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  work.catch(() => {});
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** A setting's problem, with the scenario key that sets it (`timing ttl=`). */

@@ -8,6 +8,7 @@
 import type { RunContext } from './context.ts';
 import type { Run } from './interpreter.ts';
 import type { LineParser } from './line-parser.ts';
+import type { Capability } from './modes.ts';
 
 export class ScenarioError extends Error {
   constructor(file: string, line: number, problem: string) {
@@ -47,6 +48,8 @@ export interface StatementSpec<S extends Parsed = Parsed> {
   word: S['kind'];
   parse(p: LineParser, scope: ParseScope): S;
   run(s: S & Located, run: Run): Promise<void>;
+  /** What it needs of the swarm beyond the workload; refused before the run otherwise (modes.ts). */
+  needs?: Capability;
 }
 
 export interface CommandSpec<C extends Parsed = Parsed> {
@@ -55,6 +58,8 @@ export interface CommandSpec<C extends Parsed = Parsed> {
   /** The kinds its parse returns (`wait` gives `wait` or `wait-republish`). */
   kinds: readonly C['kind'][];
   parse(p: LineParser, scope: ParseScope): C;
+  /** What it needs of the swarm beyond the workload; refused before the run otherwise (modes.ts). */
+  needs?: Capability;
   /** Runs it; the returned note goes into the report's timeline. */
   run(c: C, ctx: RunContext): Promise<string | undefined>;
 }

@@ -18,7 +18,7 @@ export async function collectMetrics(run: Run): Promise<Record<string, number>> 
   const held = await holdings(run);
   const entries = held.map((l) => l.descriptors);
   const total = entries.reduce((s, v) => s + v, 0);
-  m['nodes.alive'] = held.length;
+  m['nodes.alive'] = swarm?.alive().length ?? 0;
   m['nodes.joined'] = swarm?.peers.length ?? 0;
   m['index.entries'] = total;
   m['index.keys'] = held.reduce((s, l) => s + l.keys, 0);
@@ -32,7 +32,7 @@ export async function collectMetrics(run: Run): Promise<Record<string, number>> 
   m['communities.created'] = communities.length;
   m['communities.alive'] = communities.filter((c) => run.world.isLive(c.id)).length;
   for (const [name, v] of run.gauges) m[name] = v;
-  const counters = swarm?.counters();
+  const counters = await swarm?.counters();
   m['notifications.delivered'] = counters?.notifications ?? 0;
   if (counters !== undefined && counters.searches.count > 0) {
     // How a search's requests spread over peers: what one request per peer would save.
@@ -51,7 +51,7 @@ export async function collectMetrics(run: Run): Promise<Record<string, number>> 
   if (swarm) {
     let bytes = 0;
     let sends = 0;
-    for (const [proto, t] of Object.entries(swarm.traffic())) {
+    for (const [proto, t] of Object.entries(await swarm.traffic())) {
       const short = shortProtocolName(proto);
       m[`traffic.${short}.bytes`] = t.bytes;
       m[`traffic.${short}.messages`] = t.sends;
@@ -67,12 +67,28 @@ export async function collectMetrics(run: Run): Promise<Record<string, number>> 
   m['time.join_ms'] = run.joinMs;
   m['memory.rss_mb'] = run.memory.sample();
   m['memory.peak_rss_mb'] = run.memory.peak();
+  // Nodes that are processes of their own: their memory, not the simulator's.
+  const procs = await swarm?.processes?.();
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+  if (procs !== undefined && procs.rssMb.length > 0) {
+    m['memory.node_rss_mb'] = mean(procs.rssMb);
+    m['memory.node_rss_max_mb'] = Math.max(...procs.rssMb);
+    m['memory.node_anon_mb'] = mean(procs.anonMb);
+  }
+  if (procs !== undefined && procs.startMs.length > 0) {
+    m['time.node_start_ms'] = mean(procs.startMs);
+    m['time.node_start_max_ms'] = Math.max(...procs.startMs);
+  }
   return m;
 }
 
-/** What each live node holds, in join order. */
+/**
+ * What each live node holds, in join order; a node that does not answer (a process that hangs)
+ * is left out rather than stopping the report.
+ */
 async function holdings(run: Run): Promise<PeerInfo[]> {
-  return Promise.all((run.swarm?.alive() ?? []).map((p) => p.info()));
+  const all = await Promise.allSettled((run.swarm?.alive() ?? []).map((p) => p.info()));
+  return all.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
 }
 
 export async function buildReport(run: Run): Promise<SimReport> {
@@ -88,11 +104,14 @@ export async function buildReport(run: Run): Promise<SimReport> {
       durationMs: Date.now() - run.startedAt,
       machine: `node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}`,
       nodesPeak: Math.max(0, ...series.map((a) => a.alive)),
+      mode: run.mode.name,
+      ...(run.interrupted ? { interrupted: true } : {}),
     },
     metrics,
     ...(network ? { network } : {}),
     expects: run.expects,
-    timeline: run.timeline,
+    // By start: what ran beside other commands (the end of a `freeze … for`) is added when done.
+    timeline: [...run.timeline].sort((a, b) => a.t - b.t),
     series: {
       nodes: series,
       rssMb: run.memory.samples,
@@ -103,7 +122,7 @@ export async function buildReport(run: Run): Promise<SimReport> {
         ...overTime(run.ops.all.create, 'create'),
       ],
       loadPerNode: (await holdings(run)).map((h) => h.descriptors),
-      protocols: swarm?.traffic() ?? {},
+      protocols: (await swarm?.traffic()) ?? {},
     },
   };
 }

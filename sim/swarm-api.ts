@@ -1,8 +1,10 @@
 /**
  * What scenario commands need of a swarm and its nodes, and nothing more: the operations a user
  * has (create, search, update, dissolve, republish), what a node tells of itself (`info`), and
- * joining, crashing and stopping nodes. In-process nodes implement it today (sim/swarm.ts); a
- * swarm of `cidx node` processes driven over JSON-RPC can implement the same.
+ * joining, crashing and stopping nodes. Implemented by in-process nodes (sim/swarm.ts), by
+ * `cidx node` processes driven over JSON-RPC (sim/processes/swarm.ts, on 127.0.0.1 or in network
+ * namespaces) and by nodes that run elsewhere (sim/endpoints/swarm.ts). How a run picks one, and
+ * which statements each allows: sim/modes.ts.
  */
 import type { SwarmParams } from '../src/index/swarm.ts';
 import type { ProtocolTraffic } from '../src/net/wire-meter.ts';
@@ -17,6 +19,8 @@ export interface SimPeer {
   /** Position in join order: the node's name in selectors and reports. */
   readonly index: number;
   readonly alive: boolean;
+  /** Stopped (SIGSTOP) but alive: holds its connections, answers nothing; no command asks it. */
+  readonly frozen?: boolean;
   create(profile: Profile): Promise<{ id: string }>;
   search(profile: Profile, k: number): Promise<{ id: string; similarity: number }[]>;
   update(id: string, profile: Profile): Promise<void>;
@@ -57,9 +61,14 @@ export interface SimSwarm {
   leave(peers: SimPeer[]): Promise<void>;
   /** Stops every live node (the end of a run, also after a failure). */
   stop(): Promise<void>;
-  /** Wire traffic per protocol id, all nodes, since the start. */
-  traffic(): Record<string, ProtocolTraffic>;
-  counters(): SwarmCounters;
+  /**
+   * Wire traffic per protocol id, all nodes, since the start (a node that left or crashed
+   * counts with what it had sent when last asked).
+   */
+  traffic(): Promise<Record<string, ProtocolTraffic>>;
+  counters(): Promise<SwarmCounters>;
+  /** Where nodes are processes of their own: each live one's memory, each start's time. */
+  processes?(): Promise<ProcessFigures>;
   /** Live nodes over time (ms since the swarm started). */
   aliveSeries(): { t: number; alive: number }[];
   /**
@@ -98,11 +107,22 @@ export interface SwarmNetwork {
   regionOf(peer: SimPeer): string | undefined;
 }
 
+export interface ProcessFigures {
+  /** Resident set size of each live node process (MiB). */
+  rssMb: number[];
+  /** Of it, anonymous memory (MiB): the rest are file pages every node process shares. */
+  anonMb: number[];
+  /** Time from spawn to the ready line of every node started (ms). */
+  startMs: number[];
+}
+
 /** What every node of a swarm is started with. */
 export interface SwarmConfig {
   /** Unique per run: names the nodes' addresses. */
   runId: string;
   node: Pick<NodeOptions, 'timing' | 'limits' | 'dht'> & { swarm: Partial<SwarmParams> };
+  /** The same settings shaped like a `cidx node --config` file (what a process is given). */
+  settings: Record<string, unknown>;
   /** Peers each joining node bootstraps to (default 3). */
   bootstrapPeers?: number;
   /**

@@ -31,6 +31,8 @@ class InProcessPeer implements SimPeer {
   readonly index: number;
   readonly node: CidxNode;
   alive = false;
+  /** Its network is frozen: it can be asked nothing until it thaws. */
+  frozen = false;
 
   constructor(index: number, node: CidxNode) {
     this.index = index;
@@ -109,7 +111,14 @@ export class InProcessSwarm implements SimSwarm {
   async join(count: number, everyMs: number, onJoined?: () => void): Promise<SimPeer[]> {
     const limit = pLimit(everyMs > 0 ? 64 : 8);
     const started: Promise<SimPeer>[] = [];
-    for (let i = 0; i < count; i++) {
+    // The first node of a swarm starts alone: nodes started together would each find no live
+    // node to bootstrap to, and stay islands.
+    const first = this.alive().length === 0 && count > 0 ? await this.#startOne() : undefined;
+    if (first !== undefined) {
+      onJoined?.();
+      started.push(Promise.resolve(first));
+    }
+    for (let i = started.length; i < count; i++) {
       if (i > 0 && everyMs > 0) await sleep(everyMs);
       started.push(
         limit(async () => {
@@ -207,18 +216,22 @@ export class InProcessSwarm implements SimSwarm {
 
   /** Nothing the nodes send or are sent moves until they thaw; connections stay open. */
   async freeze(peers: SimPeer[]): Promise<void> {
-    this.#net.freeze(this.#own(peers).map((p) => nameOf(p.index)));
+    const own = this.#own(peers);
+    this.#net.freeze(own.map((p) => nameOf(p.index)));
+    for (const p of own) p.frozen = true;
   }
 
   async thaw(peers: SimPeer[]): Promise<void> {
-    this.#net.thaw(this.#own(peers).map((p) => nameOf(p.index)));
+    const own = this.#own(peers);
+    this.#net.thaw(own.map((p) => nameOf(p.index)));
+    for (const p of own) p.frozen = false;
   }
 
-  traffic(): Record<string, ProtocolTraffic> {
+  async traffic(): Promise<Record<string, ProtocolTraffic>> {
     return this.#meter.snapshot();
   }
 
-  counters(): SwarmCounters {
+  async counters(): Promise<SwarmCounters> {
     return structuredClone(this.#counters);
   }
 

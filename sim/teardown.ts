@@ -27,6 +27,8 @@ const SIGNAL_DEADLINE_MS = 15_000;
 const steps: TeardownStep[] = [];
 let installed = false;
 let stopping = false;
+/** Who handles the first signal instead of the cleanup steps (ownSignals). */
+let owner: ((signal: NodeJS.Signals) => void) | undefined;
 
 function runAllSync(): void {
   for (const step of steps.splice(0).reverse()) {
@@ -39,6 +41,13 @@ function runAllSync(): void {
 }
 
 async function onSignal(signal: (typeof SIGNALS)[number]): Promise<void> {
+  if (owner !== undefined && !stopping) {
+    // The owner stops its work, reports and closes what it made; a second signal ends it all.
+    stopping = true;
+    process.stderr.write(`${signal}: stopping (again to quit at once)…\n`);
+    owner(signal);
+    return;
+  }
   if (stopping) {
     // A second signal while cleaning up: do what can be done at once, and go.
     runAllSync();
@@ -74,10 +83,26 @@ function install(): void {
 }
 
 function uninstall(): void {
-  if (!installed || steps.length > 0) return;
+  if (!installed || steps.length > 0 || owner !== undefined) return;
   installed = false;
   for (const s of SIGNALS) process.off(s, handlers[s]);
   process.off('exit', runAllSync);
+}
+
+/**
+ * Hands the first SIGINT / SIGTERM / SIGHUP to `handler` instead of running the cleanup steps:
+ * a run that wants to stop in order (write what it measured, then close its nodes) does so and
+ * exits itself. A second signal runs the synchronous cleanup and exits at once. The returned
+ * function gives the signals back.
+ */
+export function ownSignals(handler: (signal: NodeJS.Signals) => void): () => void {
+  owner = handler;
+  install();
+  return () => {
+    if (owner === handler) owner = undefined;
+    stopping = false;
+    uninstall();
+  };
 }
 
 /** Registers a step; the returned function unregisters it (call it after a normal cleanup). */

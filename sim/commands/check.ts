@@ -6,7 +6,6 @@
  * `communities.gone_checked`).
  */
 import type { CommandSpec } from '../language.ts';
-import type { SimPeer } from '../swarm-api.ts';
 
 type Check = { kind: 'check-findable'; sample?: number } | { kind: 'check-gone' };
 
@@ -21,8 +20,10 @@ export const check: CommandSpec<Check> = {
     return { kind: 'check-findable', ...(sample !== undefined ? { sample } : {}) };
   },
   async run(c, ctx) {
-    const swarm = ctx.liveSwarm();
-    const asker = () => ctx.rng.sample(swarm.alive(), 1)[0] as SimPeer;
+    ctx.liveSwarm();
+    if (ctx.select({ kind: 'all' }).length === 0) ctx.fail('every live node is frozen');
+    const asker = () =>
+      ctx.select({ kind: 'random', count: 1 })[0] ?? ctx.fail('every live node is frozen');
     if (c.kind === 'check-gone') {
       const gone = ctx.world.gone(ctx.settings().timing.expireIntervalMs);
       const bar = ctx.progress(ctx.text, gone.length);

@@ -19,6 +19,7 @@ type Churn = {
 
 export const churn: CommandSpec<Churn> = {
   word: 'churn',
+  needs: 'control',
   kinds: ['churn'],
   parse(p: LineParser, scope) {
     const model = p.peek() ?? p.word('exponential, pareto or rate=<p>%');

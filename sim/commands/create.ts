@@ -7,6 +7,9 @@ import type { CommandSpec, Selector } from '../language.ts';
 import { chargeTraffic } from '../metrics.ts';
 import type { SimPeer } from '../swarm-api.ts';
 
+/** One live node that can be asked (not frozen), drawn at random. */
+const ANY = { kind: 'random', count: 1 } as const;
+
 type Create = {
   kind: 'create';
   dataset: string;
@@ -38,7 +41,7 @@ export const create: CommandSpec<Create> = {
     if (owners.length === 0) ctx.fail('no live node matches from=');
     const stats = ctx.ops.groups(c.label).map((g) => g.create);
     const bar = ctx.progress(ctx.text, entries.length);
-    const before = swarm.traffic();
+    const before = await swarm.traffic();
     // Owners are assigned in data-set order and ids recorded in that order, whatever the
     // concurrency, so later commands (update, dissolve) see the same communities.
     const limit = pLimit(Math.max(1, c.concurrency));
@@ -46,7 +49,7 @@ export const create: CommandSpec<Create> = {
       entries.map((e, i) =>
         limit(async () => {
           let owner = owners[i % owners.length] as SimPeer;
-          if (!owner.alive) owner = ctx.rng.sample(swarm.alive(), 1)[0] as SimPeer;
+          if (!owner.alive || owner.frozen) owner = ctx.select(ANY)[0] ?? owner;
           const t = Date.now();
           try {
             const { id } = await owner.create(e.profile);
@@ -63,7 +66,7 @@ export const create: CommandSpec<Create> = {
     );
     for (const r of created) if (r !== null) ctx.world.created(c.dataset, r.id, r.owner, r.profile);
     bar.stop();
-    chargeTraffic(stats, before, swarm.traffic());
+    chargeTraffic(stats, before, await swarm.traffic());
     return `${entries.length} created`;
   },
 };

@@ -12,6 +12,7 @@ type Leave = { kind: 'leave'; amount: Amount };
 
 export const kill: CommandSpec<Kill> = {
   word: 'kill',
+  needs: 'control',
   kinds: ['kill'],
   parse(p): Kill {
     const amount = p.amount();
@@ -24,13 +25,14 @@ export const kill: CommandSpec<Kill> = {
 
 export const leave: CommandSpec<Leave> = {
   word: 'leave',
+  needs: 'control',
   kinds: ['leave'],
   parse: (p) => ({ kind: 'leave', amount: p.amount() }),
   run: (c, ctx) => depart(ctx, c.amount, undefined, 'leave'),
 };
 
 /** The live nodes, those holding the most index entries first. */
-async function holdersFirst(peers: SimPeer[]): Promise<SimPeer[]> {
+export async function holdersFirst(peers: SimPeer[]): Promise<SimPeer[]> {
   const held = await Promise.all(peers.map(async (p) => ({ p, n: (await p.info()).descriptors })));
   return held.sort((a, b) => b.n - a.n).map((h) => h.p);
 }

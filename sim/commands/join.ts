@@ -5,6 +5,7 @@ type Join = { kind: 'join'; count: number; everyMs: number };
 
 export const join: CommandSpec<Join> = {
   word: 'join',
+  needs: 'control',
   kinds: ['join'],
   parse(p) {
     const count = p.int('the number of nodes', 1, 100_000);

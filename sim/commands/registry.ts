@@ -5,6 +5,7 @@ import { churn } from './churn.ts';
 import { create } from './create.ts';
 import { kill, leave } from './depart.ts';
 import { dissolve } from './dissolve.ts';
+import { freeze } from './freeze.ts';
 import { join } from './join.ts';
 import { heal, partition } from './partition.ts';
 import { search } from './search.ts';
@@ -32,6 +33,7 @@ register(wait);
 register(republish);
 register(churn);
 register(check);
+register(freeze);
 register(partition);
 register(heal);
 

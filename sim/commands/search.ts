@@ -9,6 +9,9 @@ import type { CommandSpec, Selector } from '../language.ts';
 import { chargeTraffic } from '../metrics.ts';
 import type { SimPeer } from '../swarm-api.ts';
 
+/** One live node that can be asked (not frozen), drawn at random. */
+const ANY = { kind: 'random', count: 1 } as const;
+
 export type Search = {
   kind: 'search';
   dataset: string;
@@ -56,14 +59,14 @@ export async function runSearch(c: Search, ctx: RunContext, text: string): Promi
   const k = c.k ?? ctx.settings().k;
   const stats = ctx.ops.groups(c.label).map((g) => g.search);
   const bar = ctx.progress(text, entries.length);
-  const before = swarm.traffic();
+  const before = await swarm.traffic();
   const limit = pLimit(Math.max(1, c.concurrency));
   let unresolved = 0;
   await Promise.all(
     entries.map((e, i) =>
       limit(async () => {
         let asker = askers[i % askers.length] as SimPeer;
-        if (!asker.alive) asker = ctx.rng.sample(swarm.alive(), 1)[0] as SimPeer;
+        if (!asker.alive || asker.frozen) asker = ctx.select(ANY)[0] ?? asker;
         const t = Date.now();
         try {
           const results = await asker.search(e.profile, k);
@@ -101,6 +104,6 @@ export async function runSearch(c: Search, ctx: RunContext, text: string): Promi
     ),
   );
   bar.stop();
-  chargeTraffic(stats, before, swarm.traffic());
+  chargeTraffic(stats, before, await swarm.traffic());
   return `${entries.length} searches${c.exact ? `, ${unresolved} unresolved` : ''}`;
 }

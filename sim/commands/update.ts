@@ -61,7 +61,7 @@ export const update: CommandSpec<Update> = {
     }
     let done = 0;
     const stats = ctx.ops.groups(c.label).map((g) => g.update);
-    const before = swarm.traffic();
+    const before = await swarm.traffic();
     for (const [i, id] of ids.entries()) {
       const p = profiles[i];
       const com = ctx.world.get(id);
@@ -77,7 +77,7 @@ export const update: CommandSpec<Update> = {
         for (const s of stats) s.failed++;
       }
     }
-    chargeTraffic(stats, before, swarm.traffic());
+    chargeTraffic(stats, before, await swarm.traffic());
     return `${done} updated`;
   },
 };

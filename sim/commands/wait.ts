@@ -19,7 +19,7 @@ export const wait: CommandSpec<Wait> = {
   },
   async run(c, ctx) {
     if (c.kind === 'wait-republish') return republishAll(ctx);
-    await sleep(c.ms);
+    await sleep(c.ms, undefined, { signal: ctx.signal });
     return undefined;
   },
 };
@@ -32,7 +32,8 @@ export const republish: CommandSpec<{ kind: 'republish' }> = {
 };
 
 async function republishAll(ctx: RunContext): Promise<string> {
-  const alive = ctx.liveSwarm().alive();
+  // A frozen owner republishes nothing: it runs no code until thawed.
+  const alive = ctx.select({ kind: 'all' });
   const infos = await Promise.all(alive.map((p) => p.info()));
   const owners = alive.filter((_, i) => (infos[i]?.owned ?? 0) > 0);
   const limit = pLimit(8);

@@ -24,7 +24,7 @@ export interface HarnessOptions {
   readyTimeoutMs?: number;
   /** SIGTERM → exit timeout before SIGKILL (default 20 s). */
   exitTimeoutMs?: number;
-  /** Per JSON-RPC call (default 60 s). */
+  /** Per JSON-RPC call (default: the client's, 120 s). */
   rpcTimeoutMs?: number;
   /** Added to every node's environment. */
   env?: Record<string, string>;
@@ -79,6 +79,11 @@ export class ProcessHarness {
       run: () => this.close(),
       runSync: () => this.#closeSync(),
     });
+  }
+
+  /** The RPC token every node of this harness is started with. */
+  get token(): string {
+    return this.#token;
   }
 
   /** The nodes still running (frozen ones included). */

@@ -1,3 +1,2 @@
 export { type HarnessOptions, ProcessHarness, type StartSpec } from './harness.ts';
 export { type ExitInfo, NodeProcess, type ReadyLine } from './node-process.ts';
-export { HttpRpc, RpcCallError, type RpcCaller, RpcTransportError } from './rpc.ts';

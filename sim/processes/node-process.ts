@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { z } from 'zod';
-import { HttpRpc, type RpcCaller } from './rpc.ts';
+import { CidxClient } from '../../src/client/index.ts';
 
 /** What the ready line tells (CONTRACT: `{"event":"ready","peerId",…,"addrs","rpc"}`). */
 export interface ReadyLine {
@@ -48,7 +48,7 @@ export class NodeProcess {
   readonly pid: number;
   readonly exited: Promise<ExitInfo>;
   #ready: ReadyLine | undefined;
-  #rpc: RpcCaller | undefined;
+  #client: CidxClient | undefined;
   #stderr = '';
   #exit: ExitInfo | undefined;
   #frozen = false;
@@ -81,10 +81,10 @@ export class NodeProcess {
     return this.#ready;
   }
 
-  /** JSON-RPC to this node. */
-  get rpc(): RpcCaller {
-    if (!this.#rpc) throw new Error(`${this.name} is not ready`);
-    return this.#rpc;
+  /** JSON-RPC to this node: the typed client, with the run's token. */
+  get client(): CidxClient {
+    if (!this.#client) throw new Error(`${this.name} is not ready`);
+    return this.#client;
   }
 
   get running(): boolean {
@@ -131,8 +131,8 @@ export class NodeProcess {
       throw new Error(`${info.name}: ${(err as Error).message}${log ? `; log:\n${log}` : ''}`);
     }
     const token = spec.env?.CIDX_RPC_TOKEN;
-    p.#rpc = new HttpRpc(p.#ready.rpc, {
-      timeoutMs: opts.rpcTimeoutMs,
+    p.#client = new CidxClient(p.#ready.rpc, {
+      ...(opts.rpcTimeoutMs === undefined ? {} : { timeoutMs: opts.rpcTimeoutMs }),
       ...(token === undefined ? {} : { token }),
     });
     return p;

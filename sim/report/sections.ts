@@ -25,6 +25,13 @@ export interface Section {
   parts: { heading?: string; table: Table }[];
 }
 
+const MODE_TEXT: Record<SimReport['scenario']['mode'], string> = {
+  'in-process': 'nodes in one process (memory transport)',
+  processes: 'a process per node (TCP on 127.0.0.1)',
+  netns: 'a process per node, each in its own network namespace',
+  endpoints: 'nodes running elsewhere (--endpoints)',
+};
+
 export function summaryLine({ scenario: s }: SimReport): string {
   return [
     `seed ${s.seed}`,
@@ -32,6 +39,8 @@ export function summaryLine({ scenario: s }: SimReport): string {
     `ran ${formatDuration(s.durationMs)}`,
     s.machine,
     `peak ${formatNumber(s.nodesPeak)} nodes`,
+    MODE_TEXT[s.mode],
+    ...(s.interrupted ? ['interrupted: what was measured until then'] : []),
   ].join(' · ');
 }
 

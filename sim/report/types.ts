@@ -26,6 +26,14 @@ export interface SimReport {
     machine: string;
     /** Most nodes alive at once. */
     nodesPeak: number;
+    /**
+     * How the nodes ran: `in-process` (memory transport, plaintext), `processes` (a `cidx node`
+     * each, TCP + noise on 127.0.0.1), `netns` (the same, each in its own network namespace),
+     * `endpoints` (running elsewhere, driven over JSON-RPC).
+     */
+    mode: 'in-process' | 'processes' | 'netns' | 'endpoints';
+    /** Stopped before its end (Ctrl-C): the metrics are those measured until then. */
+    interrupted?: boolean;
   };
   /** Every metric, flat dotted names (e.g. `search.top1_agreement`, `traffic.cidx.bytes`). */
   metrics: Record<string, number>;

@@ -14,6 +14,7 @@ type NetworkStatement = { kind: 'network'; spec: NetworkSpec };
 
 export const network: StatementSpec<NetworkStatement> = {
   word: 'network',
+  needs: 'network-model',
   parse(p): NetworkStatement {
     const kv = p.options({
       latency: 'duration',

@@ -10,6 +10,7 @@ import { NodeStorage, StorageFormatError } from '../node/storage.ts';
 import { FieldError } from '../profile/errors.ts';
 import { type RpcHandle, startRpc } from '../rpc/http.ts';
 import { NodeMetrics } from '../rpc/metrics.ts';
+import { NodeCounters } from '../rpc/node-counters.ts';
 import { UsageError } from './io.ts';
 import { type NodeConfig, nodeOptions, splitHostPort } from './node-config.ts';
 
@@ -32,17 +33,20 @@ export async function runNode(config: NodeConfig): Promise<void> {
       });
     // Per-node series; with --no-metrics no registry exists at all.
     const metrics = config.metrics ? new NodeMetrics() : undefined;
+    // Always: `stats` reports them (wire traffic per protocol, lookups, searches).
+    const counters = new NodeCounters();
     try {
       node = await CidxNode.create(
         {
           ...nodeOptions(config),
-          swarmKey,
-          metrics: metrics?.libp2pMetrics(),
-          onServed: metrics?.served,
+          ...(swarmKey === undefined ? {} : { swarmKey }),
+          ...(metrics ? { onServed: metrics.served } : {}),
+          ...counters.nodeOptions(metrics?.libp2pMetrics()),
         },
         storage,
       );
       metrics?.watch(node);
+      counters.watch(node);
     } catch (err) {
       if (err instanceof FieldError) throw new UsageError(`config: ${err.message}`);
       throw err;
@@ -60,8 +64,9 @@ export async function runNode(config: NodeConfig): Promise<void> {
       maxBodyBytes: config.rpcMaxBodyBytes,
       starting: true,
       vhosts: config.rpcVhosts,
-      token: config.rpcToken,
-      metrics,
+      ...(config.rpcToken !== undefined ? { token: config.rpcToken } : {}),
+      ...(metrics ? { metrics } : {}),
+      counters,
     });
     await node.start();
     rpc.serving();

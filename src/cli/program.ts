@@ -63,7 +63,8 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (err instanceof UsageError) {
-      process.stderr.write(`cidx: ${err.message}\n`);
+      // An empty message: the command already said why.
+      if (err.message !== '') process.stderr.write(`cidx: ${err.message}\n`);
       return err.exitCode;
     }
     if (err instanceof ProfileError) {

@@ -32,10 +32,13 @@ export type {
   MethodName,
   MethodParams,
   MethodResult,
+  NodeCountersJSON,
   NodeInfoResult,
   NotificationJSON,
   ProfileJSON,
+  RepublishResult,
   StatsResult,
+  WireTraffic,
 } from '../rpc/api.ts';
 export type { NotificationsOptions } from './events.ts';
 export { CidxHttpError, CidxRpcError } from './transport.ts';
@@ -138,6 +141,9 @@ export class CidxClient {
   }
   stats() {
     return this.call('stats');
+  }
+  nodeRepublish() {
+    return this.call('node.republish');
   }
 
   /**

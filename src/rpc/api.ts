@@ -69,6 +69,7 @@ export const paramSchemas = {
     })
     .optional(),
   stats: z.strictObject({}).optional(),
+  'node.republish': z.strictObject({}).optional(),
 } as const;
 
 export type MethodName = keyof typeof paramSchemas;
@@ -85,7 +86,8 @@ export const METHOD_HELP: Record<MethodName, string> = {
   'community.search': 'the communities most similar to a profile, best first',
   'community.join': 'the best community for each interest of a profile',
   'notifications.list': 'notifications received (new or changed similar communities)',
-  stats: 'counters: RPC calls, requests, messages and bytes',
+  stats: 'counters: RPC calls, requests, messages and bytes, wire traffic per protocol, lookups',
+  'node.republish': 'republish now every community and tombstone this node owns (one round)',
 };
 
 /** The params a method accepts (undefined where they may be left out). */
@@ -155,13 +157,42 @@ export interface Traffic {
   bytes: number;
 }
 
-export interface StatsResult {
+/** Traffic of one libp2p protocol this node sent: streams it opened, messages and bytes. */
+export interface WireTraffic {
+  streams: number;
+  sends: number;
+  bytes: number;
+}
+
+/** What a node process counts besides its RPC calls (absent from nodes run as a library). */
+export interface NodeCountersJSON {
+  /**
+   * Sent by this node, per libp2p protocol id (both DHTs, identify, ping, cidx, …), counted
+   * above the muxer: payload bytes, without yamux frames, noise or TCP.
+   */
+  wire: Record<string, WireTraffic>;
+  /** DHT lookups this node made: how many, and their queries, hops and time (ms) in total. */
+  lookups: { count: number; messages: number; hops: number; ms: number };
+  /** Searches this node made, and their requests, distinct peers and repeat queries in total. */
+  searches: { count: number; requests: number; peers: number; repeatQueries: number };
+  /** Notifications this node's inbox accepted (duplicates dropped). */
+  notifications: { received: number };
+}
+
+export interface StatsResult extends Partial<NodeCountersJSON> {
   uptimeMs: number;
   rpc: { calls: Record<string, number>; errors: Record<string, number> };
   requests: { sent: number; served: number };
   messages: { sent: Traffic; received: Traffic };
   protocols: Record<string, Record<string, Traffic>>;
   stored: StoredCounts;
+}
+
+/** One republish round: communities and tombstones put back, keys that could not be stored. */
+export interface RepublishResult {
+  communities: number;
+  tombstones: number;
+  failedKeys: number;
 }
 
 /** The result of each method. */
@@ -184,6 +215,7 @@ export interface MethodResults {
   };
   'notifications.list': { notifications: NotificationJSON[] };
   stats: StatsResult;
+  'node.republish': RepublishResult;
 }
 export type MethodResult<M extends MethodName> = MethodResults[M];
 

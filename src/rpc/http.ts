@@ -15,6 +15,7 @@ import { AccessGuard, type Refusal } from './guard.ts';
 import { handleRpc, send } from './jsonrpc.ts';
 import { createRpcServer, type RpcCounters } from './methods.ts';
 import type { NodeMetrics } from './metrics.ts';
+import type { NodeCounters } from './node-counters.ts';
 
 export interface RpcOptions {
   host: string;
@@ -29,6 +30,8 @@ export interface RpcOptions {
   vhosts?: string[];
   /** The node's series, for GET /metrics (absent: metrics are off, 404). */
   metrics?: NodeMetrics;
+  /** Wire traffic per protocol, lookups, searches, notifications, for `stats`. */
+  counters?: NodeCounters;
   /** Bind now but answer 503 (and /healthz 503) until `serving()` is called. */
   starting?: boolean;
   /** Where the built console is (default: dist/console). */
@@ -55,7 +58,7 @@ export async function startRpc(node: CidxNode, o: RpcOptions): Promise<RpcHandle
   const guard = new AccessGuard({ host: o.host, token: o.token, vhosts: o.vhosts });
   const counters: RpcCounters = { calls: {}, errors: {} };
   const metrics = o.metrics;
-  const rpc = createRpcServer(node, counters, Date.now(), metrics);
+  const rpc = createRpcServer(node, counters, Date.now(), metrics, o.counters);
   const assets = new ConsoleAssets(o.consoleDir);
   const maxBody = o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxEvents = o.maxEventClients ?? 64;

@@ -7,6 +7,7 @@ import type { CommunityResult } from '../node/search.ts';
 import type { CommunityMatch, MethodResult, NotificationJSON } from './api.ts';
 import { RPC_ERRORS, toRpcError } from './errors.ts';
 import type { NodeMetrics } from './metrics.ts';
+import type { NodeCounters } from './node-counters.ts';
 import { checkParams, type MethodName, profileParam } from './params.ts';
 
 /** Counters of the RPC layer, reported by `stats`. */
@@ -61,6 +62,7 @@ export function createRpcServer(
   counters: RpcCounters,
   startedAt: number,
   metrics?: NodeMetrics,
+  nodeCounters?: NodeCounters,
 ): JSONRPCServer {
   // Method errors are answered to the caller; the library would also print each one.
   const server = new JSONRPCServer({ errorListener: () => {} });
@@ -180,8 +182,11 @@ export function createRpcServer(
       messages: { sent: node.meter.total('out:'), received: node.meter.total('in:') },
       protocols: { [INDEX_PROTOCOL]: traffic },
       stored: node.info().stored,
+      ...nodeCounters?.snapshot(),
     };
   });
+
+  add('node.republish', () => node.republish());
 
   return server;
 }

@@ -102,7 +102,9 @@ describe('a search on simulated peers', () => {
     };
     const claim = (c: { id: string }, sim: number) =>
       addClaim(claims, { id: Buffer.from(c.id, 'hex'), v: 1, sim }, source);
-    communities.slice(0, 3).forEach((c, i) => claim(c, 0.1 * (i + 1)));
+    communities.slice(0, 3).forEach((c, i) => {
+      claim(c, 0.1 * (i + 1));
+    });
     fetchAhead(ctx, claims, 2, ahead);
     // The two best claims so far: the third and the second community.
     expect([...ahead.keys()]).toEqual([communities[2]?.id, communities[1]?.id]);

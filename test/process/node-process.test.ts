@@ -91,6 +91,43 @@ describe('three cidx node processes on 127.0.0.1, driven through JSON-RPC', () =
     expect((await client(a).notificationsList({ since: 1 })).notifications).toEqual([]);
   });
 
+  it('stats: wire traffic of every protocol, lookups, searches, notifications; /metrics too', async () => {
+    const s = await client(b).stats();
+    const wire = s.wire ?? {};
+    for (const proto of ['/cidx/index/1.0.0', '/cidx/profiles/kad/1.0.0', '/ipfs/id/1.0.0'])
+      expect(wire[proto]?.bytes, proto).toBeGreaterThan(0);
+    expect(wire['/cidx/index/1.0.0']?.sends).toBeGreaterThanOrEqual(s.messages.sent.messages);
+    expect(s.searches?.count).toBe(1);
+    expect(s.searches?.requests).toBeGreaterThan(0);
+    expect(s.lookups?.count).toBeGreaterThan(0);
+    const owner = await client(a).stats();
+    expect(owner.notifications?.received).toBe(
+      (await client(a).notificationsList({})).notifications.length,
+    );
+    // The Prometheus component still sees every stream next to the meter.
+    const text = await client(a).metrics();
+    expect(text).toMatch(
+      /libp2p_data_transfer_bytes_total\{protocol="\/cidx\/index\/1\.0\.0 sent"\} [1-9]/,
+    );
+  });
+
+  it('node.republish puts back what the node owns, now', async () => {
+    const cidxSends = async (n: NodeProcess) =>
+      (await client(n).stats()).wire?.['/cidx/index/1.0.0']?.sends ?? 0;
+    const sentByA = await cidxSends(a);
+    expect(await client(a).nodeRepublish()).toEqual({
+      communities: 1,
+      tombstones: 0,
+      failedKeys: 0,
+    });
+    expect(await cidxSends(a)).toBeGreaterThan(sentByA);
+    expect((await client(b).nodeRepublish()).communities).toBe(1);
+    // c owns nothing: its round sends nothing (what c sends otherwise answers a's and b's).
+    const sentByC = await cidxSends(c);
+    expect((await client(c).nodeRepublish()).communities).toBe(0);
+    expect(await cidxSends(c)).toBe(sentByC);
+  });
+
   it('answers not-owner, unknown-community and bad-params errors with the contract codes', async () => {
     const B = client(b);
     const fails = (p: Promise<unknown>) =>

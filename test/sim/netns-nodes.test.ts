@@ -7,7 +7,8 @@ import { readlinkSync, realpathSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Host, NetnsNetwork, requireNetns } from '../../sim/netns/index.ts';
 import { listNamespaces, NETNS_DIR } from '../../sim/netns/namespaces.ts';
-import { type NodeProcess, ProcessHarness, RpcTransportError } from '../../sim/processes/index.ts';
+import { type NodeProcess, ProcessHarness } from '../../sim/processes/index.ts';
+import { CidxClient, CidxHttpError } from '../../src/client/index.ts';
 import { stillAlive } from '../support/netns-probe.ts';
 import { variedProfiles } from '../support/swarm.ts';
 
@@ -56,21 +57,19 @@ describe('two cidx nodes in two namespaces', () => {
 
   it('one creates a community over TCP between the namespaces, the other finds it', async () => {
     const [profile] = variedProfiles(1, 16, 17);
-    const made = await a.rpc.call<{ id: string }>('community.create', { profile });
-    const found = await b.rpc.call<{
-      results: { id: string; similarity: number; contacts: string[] }[];
-    }>('community.search', { profile, k: 3 });
+    const made = await a.client.communityCreate({ profile });
+    const found = await b.client.communitySearch({ profile, k: 3 });
     expect(found.results[0]).toMatchObject({ id: made.id, similarity: 1, contacts: a.ready.addrs });
-    const info = await b.rpc.call<{ peers: { connections: number } }>('node.info');
+    const info = await b.client.nodeInfo();
     expect(info.peers.connections).toBeGreaterThanOrEqual(1);
   });
 
   it('freeze stops a node in a namespace answering; thaw brings it back', async () => {
     harness.freeze(b);
-    await expect(b.rpc.call('node.info', undefined, { timeoutMs: 1_000 })).rejects.toThrow(
-      RpcTransportError,
-    );
+    // A client of its own with a short bound: the node answers nothing while frozen.
+    const impatient = new CidxClient(b.ready.rpc, { timeoutMs: 1_000, token: harness.token });
+    await expect(impatient.nodeInfo()).rejects.toThrow(CidxHttpError);
     harness.thaw(b);
-    expect((await b.rpc.call<{ peerId: string }>('node.info')).peerId).toBe(b.ready.peerId);
+    expect((await b.client.nodeInfo()).peerId).toBe(b.ready.peerId);
   });
 });

@@ -10,7 +10,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupLeftovers, requireNetns } from '../../sim/netns/index.ts';
 import { pidAlive } from '../../sim/netns/names.ts';
 import { listNamespaces } from '../../sim/netns/namespaces.ts';
-import { type NodeProcess, ProcessHarness, RpcTransportError } from '../../sim/processes/index.ts';
+import { type NodeProcess, ProcessHarness } from '../../sim/processes/index.ts';
+import { CidxClient, CidxHttpError } from '../../src/client/index.ts';
 import { stillAlive } from '../support/netns-probe.ts';
 import { variedProfiles } from '../support/swarm.ts';
 
@@ -39,25 +40,22 @@ describe('cidx node processes on 127.0.0.1', () => {
   it('gives each node its own data directory and drives it over JSON-RPC', async () => {
     expect(a.info.dataDir).toBe(join(harness.root, 'a'));
     expect(existsSync(a.info.dataDir) && existsSync(b.info.dataDir)).toBe(true);
-    const info = await b.rpc.call<{ peerId: string; peers: { profiles: number } }>('node.info');
+    const info = await b.client.nodeInfo();
     expect(info.peerId).toBe(b.ready.peerId);
     const [profile] = variedProfiles(1, 12, 5);
-    const made = await a.rpc.call<{ id: string }>('community.create', { profile });
-    const found = await b.rpc.call<{ results: { id: string }[] }>('community.search', {
-      profile,
-      k: 1,
-    });
+    const made = await a.client.communityCreate({ profile });
+    const found = await b.client.communitySearch({ profile, k: 1 });
     expect(found.results.map((r) => r.id)).toEqual([made.id]);
   });
 
   it('freeze stops a node answering; thaw brings it back', async () => {
     harness.freeze(a);
     expect(a.frozen).toBe(true);
-    await expect(a.rpc.call('node.info', undefined, { timeoutMs: 1_000 })).rejects.toThrow(
-      RpcTransportError,
-    );
+    // A client of its own with a short bound: the node answers nothing while frozen.
+    const impatient = new CidxClient(a.ready.rpc, { timeoutMs: 1_000, token: harness.token });
+    await expect(impatient.nodeInfo()).rejects.toThrow(CidxHttpError);
     harness.thaw(a);
-    expect((await a.rpc.call<{ peerId: string }>('node.info')).peerId).toBe(a.ready.peerId);
+    expect((await a.client.nodeInfo()).peerId).toBe(a.ready.peerId);
   });
 
   it('kill ends a node at once; starting its name again restarts it on its own data', async () => {

@@ -20,6 +20,7 @@ function sampleReport(): SimReport {
       durationMs: 83_250,
       machine: 'node v24.21.0, Test CPU × 2',
       nodesPeak: 12,
+      mode: 'processes',
     },
     metrics: {
       'search.top1_agreement': 0.987654,
@@ -202,7 +203,7 @@ describe('renderMarkdown', () => {
   it('has the title and the run line', () => {
     expect(md.startsWith('# Simulation report: scenarios/small.cidx\n')).toBe(true);
     expect(md).toContain(
-      'seed 42 · started 2025-01-02T03:04:05.000Z · ran 1 min 23 s · node v24.21.0, Test CPU × 2 · peak 12 nodes',
+      'seed 42 · started 2025-01-02T03:04:05.000Z · ran 1 min 23 s · node v24.21.0, Test CPU × 2 · peak 12 nodes · a process per node (TCP on 127.0.0.1)',
     );
   });
 

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { runSimulation } from '../../sim/cli.ts';
 import { runScenario } from '../../sim/interpreter.ts';
-import { parseScenario } from '../../sim/scenario.ts';
+import { CAPABILITIES, type SwarmMode } from '../../sim/modes.ts';
+import { parseScenario, ScenarioError } from '../../sim/scenario.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cidx-sim-'));
 
@@ -245,5 +246,47 @@ expect no.such.metric > 0
     expect(errors.join('')).toContain(
       'lonely.scenario:2: a partition needs nodes on both sides: 1 of 1 live nodes chosen',
     );
+  });
+});
+
+describe('what a mode can run', () => {
+  /** A mode whose swarm must never be built: the check comes before anything runs. */
+  const untouched = (name: SwarmMode['name']): SwarmMode => ({
+    name,
+    can: CAPABILITIES[name],
+    create: () => {
+      throw new Error('a swarm was started');
+    },
+  });
+
+  it.each([
+    [
+      'in-process',
+      'at 0s freeze 10%',
+      'freeze needs --processes or --netns (this run: in-process nodes)',
+    ],
+    ['processes', 'at 0s partition 50% for 1m', 'partition needs --netns (this run: --processes)'],
+    ['processes', 'at 0s heal', 'heal needs --netns (this run: --processes)'],
+    [
+      'endpoints',
+      'at 0s join 3',
+      'join needs in-process nodes or --processes or --netns (this run: --endpoints)',
+    ],
+    ['endpoints', 'at 0s kill 1', 'kill needs in-process nodes or --processes or --netns'],
+    ['endpoints', 'at 0s leave 1', 'leave needs'],
+    ['endpoints', 'at 0s churn rate=10% per=1s for 2s', 'churn needs'],
+    [
+      'endpoints',
+      'at 0s freeze 1 for 1s',
+      'freeze needs --processes or --netns (this run: --endpoints)',
+    ],
+  ] as const)('%s refuses %j before the run, naming its line', async (mode, line, message) => {
+    const file = scenario(`refused-${mode}`, `seed 1\n\n${line}\n`);
+    const run = runScenario(parseScenario(`seed 1\n\n${line}\n`, file), {
+      file,
+      swarm: untouched(mode),
+    });
+    await expect(run).rejects.toThrow(ScenarioError);
+    await expect(run).rejects.toThrow(`${file}:3: ${message}`);
   });
 });

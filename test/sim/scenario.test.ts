@@ -168,7 +168,7 @@ describe('scenario parser', () => {
     ['\n\nnetwork regions=bad-regions.json', 3, 'rtt_ms.here.there: missing'],
     ['at 0s partition', 1, 'expected a count or a percentage'],
     ['at 0s partition 30% for', 1, 'expected a duration after "for"'],
-    ['at 0s partition 30% for 0s', 1, 'a partition lasts longer than 0'],
+    ['at 0s partition 30% for 0s', 1, '"for" must be longer than 0'],
     ['at 0s partition 130%', 1, 'cannot exceed 100%'],
     ['at 0s partition 30% during 1m', 1, 'unexpected "during 1m"'],
     ['seed 1\nat 0s heal now', 2, 'unexpected "now"'],
@@ -185,8 +185,27 @@ describe('scenario parser', () => {
     expect((err as Error).message).toContain(message);
   });
 
+  it('parses freeze, partition and heal', () => {
+    const s = parseScenario(
+      'at 0s freeze 30% for 10s\nat +0s freeze 2 which=holders\nat +0s partition 50% for 1m\nat +0s heal',
+      'x.scenario',
+    );
+    expect(s.map((x) => x.command)).toEqual([
+      { kind: 'freeze', amount: { kind: 'percent', p: 0.3 }, which: 'random', forMs: 10_000 },
+      { kind: 'freeze', amount: { kind: 'count', n: 2 }, which: 'holders' },
+      { kind: 'partition', amount: { kind: 'percent', p: 0.5 }, forMs: 60_000 },
+      { kind: 'heal' },
+    ]);
+  });
+
   it.each([
     ['sede 7', 1, 'unknown statement "sede"'],
+    ['at 0s freeze', 1, 'expected a count or a percentage'],
+    ['at 0s freeze 10% for', 1, 'expected a duration after "for"'],
+    ['at 0s freeze 10% during 1s', 1, 'unexpected "during 1s"'],
+    ['at 0s freeze 1 which=busy', 1, 'which= must be random or holders'],
+    ['at 0s partition 50% for 0s', 1, '"for" must be longer than 0'],
+    ['at 0s heal now', 1, 'unexpected "now"'],
     ['at 0s churn rate=10% search=nobody for 1m', 1, 'unknown dataset "nobody"'],
     ['at 0s churn rate=10% label=x for 1m', 1, 'label= needs search=<dataset>'],
     ['at 0s check lost', 1, 'unknown check "lost"'],

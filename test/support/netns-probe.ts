@@ -3,10 +3,10 @@
  * what a process on that host sees. An echo server greets each connection with the address it
  * sees the peer at (NAT tests read the masquerade from it) and echoes lines.
  */
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Host, NetnsNetwork } from '../../sim/netns/index.ts';
+import { type Host, type NetnsNetwork, requireNetns } from '../../sim/netns/index.ts';
 import { pidAlive } from '../../sim/netns/names.ts';
 
 const ECHO_SERVER = `
@@ -26,6 +26,34 @@ s.setEncoding('utf8');
 s.on('data', (d) => { clearTimeout(t); console.log(d.split('\\n')[0]); process.exit(0); });
 s.on('error', (e) => { clearTimeout(t); console.log('error ' + e.code); process.exit(4); });
 `;
+
+/** A TCP handshake only: a libp2p listener says nothing before the dialler does. */
+const HANDSHAKE = `
+const [addr, port, ms] = process.argv.slice(-3);
+const s = require('node:net').connect(Number(port), addr, () => { console.log('connected'); process.exit(0); });
+setTimeout(() => { console.log('timeout'); process.exit(3); }, Number(ms));
+s.on('error', (e) => { console.log('error ' + e.code); process.exit(4); });
+`;
+
+/**
+ * Whether a TCP handshake from inside namespace `netns` to addr:port completes within `ms`:
+ * `connected`, `timeout` (packets dropped) or `error <code>`.
+ */
+export async function handshake(
+  netns: string,
+  addr: string,
+  port: number,
+  ms: number,
+): Promise<string> {
+  const p = spawn(
+    requireNetns().ip,
+    ['netns', 'exec', netns, process.execPath, '-e', HANDSHAKE, addr, String(port), String(ms)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const line = await lines(p)(ms + 20_000);
+  p.kill('SIGKILL');
+  return line ?? 'no output';
+}
 
 /** Relays stdin lines to the connection and the connection's lines to stdout. */
 const CLIENT = `

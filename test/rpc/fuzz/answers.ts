@@ -12,6 +12,7 @@ export const MUTATING = new Set<string>([
   'community.create',
   'community.update',
   'community.dissolve',
+  'node.republish',
 ]);
 
 type Id = string | number | null;

@@ -172,6 +172,7 @@ describe('JSON-RPC port of a real node under hostile requests', () => {
       'node.info': {},
       'community.list': {},
       stats: {},
+      'node.republish': {},
       'notifications.list': { since: 0 },
       'community.create': { profile: GOOD, notify: 1, contacts: nodes[0]?.addrs },
       'community.update': { id: ownId, profile: SIMILAR, notify: 1 },
