@@ -5,6 +5,7 @@
  * at exit (sim/teardown.ts); on Linux each child also dies with this process (PR_SET_PDEATHSIG
  * through setpriv), so not even a kill -9 of the harness leaves nodes running.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -52,6 +53,11 @@ function defaultCli(): string {
 
 export class ProcessHarness {
   readonly root: string;
+  /**
+   * The RPC token every node of the run requires (CIDX_RPC_TOKEN): a node in a namespace
+   * serves JSON-RPC on its host's address, and a port that is not loopback needs one.
+   */
+  readonly token = randomBytes(24).toString('hex');
   readonly #cli: string;
   readonly #opts: HarnessOptions;
   readonly #live = new Set<NodeProcess>();
@@ -89,7 +95,7 @@ export class ProcessHarness {
       ...(spec.bootstrap ?? []).flatMap((b) => ['--bootstrap', b]),
       ...(spec.args ?? []),
     ];
-    const env = { ...process.env, ...this.#opts.env, ...spec.env };
+    const env = { ...process.env, CIDX_RPC_TOKEN: this.token, ...this.#opts.env, ...spec.env };
     if (spec.host) {
       const net = this.#opts.network;
       if (!net) throw new Error(`${name}: a host needs the harness's network option`);
@@ -118,6 +124,7 @@ export class ProcessHarness {
       { name, dataDir, ...(spec.host ? { netns: spec.host.netns } : {}) },
       {
         readyTimeoutMs: this.#opts.readyTimeoutMs ?? 30_000,
+        token: spec.env?.CIDX_RPC_TOKEN ?? this.#opts.env?.CIDX_RPC_TOKEN ?? this.token,
         ...(signal ? { signal } : {}),
         ...(this.#opts.rpcTimeoutMs ? { rpcTimeoutMs: this.#opts.rpcTimeoutMs } : {}),
       },

@@ -49,6 +49,8 @@ export class NodeProcess {
   readonly exited: Promise<ExitInfo>;
   #ready: ReadyLine | undefined;
   #rpc: RpcCaller | undefined;
+  #token: string | undefined;
+  #rpcTimeoutMs: number | undefined;
   #stderr = '';
   #exit: ExitInfo | undefined;
   #frozen = false;
@@ -87,6 +89,17 @@ export class NodeProcess {
     return this.#rpc;
   }
 
+  /**
+   * JSON-RPC to this node at another URL than its ready line's: a node behind a NAT router is
+   * reached through a port forward on the router's address (NatRouter.forward).
+   */
+  rpcAt(url: string): RpcCaller {
+    return new HttpRpc(url, {
+      ...(this.#rpcTimeoutMs ? { timeoutMs: this.#rpcTimeoutMs } : {}),
+      ...(this.#token ? { token: this.#token } : {}),
+    });
+  }
+
   get running(): boolean {
     return this.#exit === undefined;
   }
@@ -107,7 +120,7 @@ export class NodeProcess {
   static async start(
     spec: SpawnSpec,
     info: NodeProcessInfo,
-    opts: { readyTimeoutMs: number; rpcTimeoutMs?: number; signal?: AbortSignal },
+    opts: { readyTimeoutMs: number; rpcTimeoutMs?: number; token?: string; signal?: AbortSignal },
   ): Promise<NodeProcess> {
     const child = spawn(spec.file, spec.args, {
       env: spec.env ?? process.env,
@@ -130,7 +143,9 @@ export class NodeProcess {
       const log = p.stderrTail();
       throw new Error(`${info.name}: ${(err as Error).message}${log ? `; log:\n${log}` : ''}`);
     }
-    p.#rpc = new HttpRpc(p.#ready.rpc, { timeoutMs: opts.rpcTimeoutMs });
+    p.#token = opts.token;
+    p.#rpcTimeoutMs = opts.rpcTimeoutMs;
+    p.#rpc = p.rpcAt(p.#ready.rpc);
     return p;
   }
 
