@@ -21,6 +21,11 @@ export interface Timing {
   bootstrapRetryMs: number;
   /** How long a key's closest peers are reused before a new lookup (ms; 0: never reused). */
   closestCacheMs: number;
+  /**
+   * How long the node's dialable addresses must stay unchanged before communities whose
+   * contacts follow them are republished with the new ones (ms; contacts-refresh.ts).
+   */
+  contactsSettleMs: number;
 }
 
 export interface Limits {
@@ -55,6 +60,9 @@ export const DEFAULT_TIMING: Timing = {
   // Off: on the corpus workload (100 nodes, 40 searches) a 30 s cache saved 3.6% of the lookups
   // and no measurable bytes, while a stale entry can skip a closer peer that joined since.
   closestCacheMs: 0,
+  // A node reserves its relay slots one after the other within about a second: one new
+  // version for both, not one per reservation.
+  contactsSettleMs: 2_000,
 };
 
 export const DEFAULT_LIMITS: Limits = {

@@ -19,6 +19,7 @@ import {
   resolveTiming,
   type Timing,
 } from './config.ts';
+import { type ContactsChange, ContactsRefresh } from './contacts-refresh.ts';
 import type { NodeContext } from './context.ts';
 import { type ChangeResult, type CreateOptions, createCommunity } from './create.ts';
 import { dissolveCommunity } from './dissolve.ts';
@@ -40,6 +41,8 @@ import { updateCommunity } from './update.ts';
 export interface NodeEvents {
   notification: [Notification];
   republished: [RepublishReport];
+  /** A community's defaulted contacts were republished: the node's addresses changed. */
+  contacts: [ContactsChange];
   warning: [string];
 }
 
@@ -75,6 +78,9 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     if (evt.detail.protocols.includes(INDEX_PROTOCOL))
       void this.#parts.check.identified(evt.detail.peerId);
   };
+  readonly #contacts: ContactsRefresh;
+  /** Republish and contact refreshes rewrite owned communities: one at a time. */
+  #ownedWork: Promise<unknown> = Promise.resolve();
   #republishing = false;
   #started = false;
 
@@ -91,6 +97,12 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     this.meter = parts.meter;
     this.#bootstrap = opts.bootstrap ?? [];
     this.#simulation = opts.simulation === true;
+    this.#contacts = new ContactsRefresh(this.#ctx, libp2p.services.reachability, {
+      settleMs: this.timing.contactsSettleMs,
+      serialize: (work) => this.#serialize(work),
+      changed: (c) => this.emit('contacts', c),
+      warn: (msg) => this.emit('warning', msg),
+    });
   }
 
   /**
@@ -166,6 +178,8 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       this.table.expire(this.#ctx.now());
       await this.#parts.persister.persist();
     });
+    // Contacts follow the node's addresses from here on (and catch up with a restart's).
+    this.#contacts.start();
     // After a restart the swarm may have moved on: put back what this node owns right away.
     if (this.#ctx.owned.all().length > 0) {
       void this.republish().catch((err) =>
@@ -176,6 +190,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
 
   async stop(): Promise<void> {
     this.#timers.clear();
+    this.#contacts.stop();
     this.#parts.tables.stop();
     if (!this.#started) return;
     this.#started = false;
@@ -264,12 +279,28 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     if (this.#republishing) return { communities: 0, tombstones: 0, failedKeys: 0 };
     this.#republishing = true;
     try {
-      const report = await republishOwned(this.#ctx);
+      const report = await this.#serialize(() => republishOwned(this.#ctx));
       this.emit('republished', report);
+      // Contacts a failed refresh left behind are tried again with each round.
+      this.#contacts.schedule();
       return report;
     } finally {
       this.#republishing = false;
     }
+  }
+
+  /**
+   * Republishes now the communities whose defaulted contacts differ from the node's dialable
+   * addresses (also done on its own when they change); resolves with what changed.
+   */
+  refreshContacts(): Promise<ContactsChange[]> {
+    return this.#contacts.refresh();
+  }
+
+  #serialize<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#ownedWork.then(work, work);
+    this.#ownedWork = run.catch(() => {});
+    return run;
   }
 
   info(): {

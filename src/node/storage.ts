@@ -228,6 +228,7 @@ function encodeOwned(c: OwnedCommunity): Uint8Array {
     h: c.holders ?? {},
   };
   if (c.dissolved) body.x = { t: toBlob(c.dissolved.tombstone), u: c.dissolved.until };
+  if (c.defaultContacts) body.dc = true;
   return encode(body);
 }
 
@@ -243,6 +244,7 @@ function decodeOwned(bytes: Uint8Array, limits: ParseOptions): OwnedCommunity {
     c: Blob;
     x?: { t: Blob; u: number };
     h?: Record<string, string[]>;
+    dc?: boolean;
   };
   const c: OwnedCommunity = {
     id: v.id,
@@ -256,5 +258,6 @@ function decodeOwned(bytes: Uint8Array, limits: ParseOptions): OwnedCommunity {
   };
   if (v.x) c.dissolved = { tombstone: fromBlob(v.x.t), until: v.x.u };
   if (v.h) c.holders = v.h;
+  if (v.dc === true) c.defaultContacts = true;
   return c;
 }
