@@ -33,6 +33,7 @@ export type {
   MethodParams,
   MethodResult,
   NodeInfoResult,
+  NodePeersResult,
   NotificationJSON,
   ProfileJSON,
   StatsResult,
@@ -111,6 +112,9 @@ export class CidxClient {
 
   nodeInfo() {
     return this.call('node.info');
+  }
+  nodePeers() {
+    return this.call('node.peers');
   }
   communityCreate(params: MethodParams<'community.create'>) {
     return this.call('community.create', params);

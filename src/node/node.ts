@@ -7,6 +7,7 @@ import { type ResolvedSwarm, resolveSwarm } from '../index/swarm.ts';
 import { INDEX_PROTOCOL } from '../net/codec.ts';
 import { type CidxLibp2p, createHost } from '../net/libp2p.ts';
 import type { Meter, TrafficCounters } from '../net/meter.ts';
+import type { DhtMode, Reachability } from '../net/reachability.ts';
 import { FieldError } from '../profile/errors.ts';
 import { parseProfile } from '../profile/parse.ts';
 import { Profile } from '../profile/profile.ts';
@@ -44,6 +45,16 @@ export interface NodeEvents {
   /** A community's defaulted contacts were republished: the node's addresses changed. */
   contacts: [ContactsChange];
   warning: [string];
+}
+
+export interface PeersInfo {
+  routing: { profiles: string[]; addresses: string[] };
+  connections: {
+    peer: string;
+    addr: string;
+    direction: 'inbound' | 'outbound';
+    limited: boolean;
+  }[];
 }
 
 export interface CommunityInfo {
@@ -306,15 +317,22 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   info(): {
     peerId: string;
     addrs: string[];
+    /** Whether others can dial this node (`unknown`: nobody confirmed it yet). */
+    reachability: Reachability;
+    /** The mode both DHTs run in: `server` nodes are in routing tables and store. */
+    dhtMode: DhtMode;
     swarm: ResolvedSwarm['params'];
     peers: { profiles: number; addresses: number; connections: number; foreign: number };
     stored: ReturnType<IndexTable['stats']>;
     owned: number;
     inbox: number;
   } {
+    const reach = this.libp2p.services.reachability;
     return {
       peerId: this.peerId.toString(),
       addrs: this.addrs,
+      reachability: reach.reachability,
+      dhtMode: reach.dhtMode,
       swarm: this.swarm.params,
       peers: {
         profiles: this.#parts.tables.size('profiles'),
@@ -325,6 +343,25 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       stored: this.table.stats(),
       owned: this.ownedIds().length,
       inbox: this.inbox.size,
+    };
+  }
+
+  /**
+   * Who this node knows: the peer ids in each DHT's routing table, and its open connections
+   * (`limited`: through a relay, within the relay's bounds).
+   */
+  peers(): PeersInfo {
+    return {
+      routing: {
+        profiles: this.#parts.tables.peers('profiles'),
+        addresses: this.#parts.tables.peers('addresses'),
+      },
+      connections: this.libp2p.getConnections().map((c) => ({
+        peer: c.remotePeer.toString(),
+        addr: c.remoteAddr.toString(),
+        direction: c.direction,
+        limited: c.limits !== undefined,
+      })),
     };
   }
 

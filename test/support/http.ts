@@ -59,7 +59,7 @@ export function buildConsole(): string {
   const out = mkdtempSync(join(tmpdir(), 'cidx-console-'));
   execFileSync(
     process.execPath,
-    [join(import.meta.dirname, '..', '..', 'scripts', 'build-console.ts'), '--out', out],
+    [join(import.meta.dirname, '..', '..', 'src', 'console', 'build.ts'), '--out', out],
     { stdio: 'pipe', timeout: 60_000 },
   );
   return out;
