@@ -1,3 +1,4 @@
 export { type HarnessOptions, ProcessHarness, type StartSpec } from './harness.ts';
+export { NatTestbed, type NatTestbedOptions, type TestbedNode, tcpAddr } from './nat-testbed.ts';
 export { type ExitInfo, NodeProcess, type ReadyLine } from './node-process.ts';
 export { HttpRpc, RpcCallError, type RpcCaller, RpcTransportError } from './rpc.ts';
