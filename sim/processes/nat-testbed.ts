@@ -35,6 +35,8 @@ export interface NatTestbedOptions {
   args?: readonly string[];
   /** More settings (the --config file) for home nodes, over `privateSwarm: false`. */
   homeConfig?: Record<string, unknown>;
+  /** More environment for home nodes (e.g. DEBUG for libp2p's logs). */
+  homeEnv?: Record<string, string>;
   harness?: Omit<HarnessOptions, 'network'>;
 }
 
@@ -43,6 +45,8 @@ export interface TestbedNode {
   process: NodeProcess;
   /** JSON-RPC: directly on the test network, or through the home router's port forward. */
   rpc: RpcCaller;
+  /** The RPC port's URL as this process reaches it (for /metrics). */
+  url: string;
   peerId: string;
   /** The ready line's addresses. */
   addrs: string[];
@@ -67,6 +71,10 @@ export class NatTestbed {
   readonly publics: TestbedNode[] = [];
   readonly homes: TestbedNode[] = [];
   readonly strangers: TestbedNode[] = [];
+  #homeConfig = '';
+  #homeArgs: string[] = [];
+  #homeEnv: Record<string, string> = {};
+  #homeCount = 0;
 
   private constructor(net: NetnsNetwork, harness: ProcessHarness) {
     this.net = net;
@@ -115,31 +123,13 @@ export class NatTestbed {
     );
     this.publics.push(...more.map((p, i) => this.#node(p, rest[i] as Host)));
 
-    const config = this.#writeFile(
+    this.#homeConfig = this.#writeFile(
       'home.json',
       JSON.stringify({ privateSwarm: false, ...o.homeConfig }),
     );
-    const homes = await Promise.all(
-      Array.from({ length: o.homes ?? 2 }, () => NatRouter.create(this.net, { homes: 1 })),
-    );
-    const started = await Promise.all(
-      homes.map((router, i) => {
-        const host = router.homes[0] as Host;
-        const args = ['--config', config, '--rpc-vhosts', router.router.address, ...key, ...extra];
-        return this.harness
-          .start({ name: `home${i}`, host, bootstrap: this.publics.slice(0, 2).map(tcpAddr), args })
-          .then(async (p) => {
-            const port = Number(new URL(p.ready.rpc).port);
-            const fwd = await router.forward(host, port, port);
-            return {
-              ...this.#node(p, host),
-              rpc: p.rpcAt(`http://${fwd.address}:${fwd.port}`),
-              router,
-            };
-          });
-      }),
-    );
-    this.homes.push(...started);
+    this.#homeArgs = [...key, ...extra];
+    this.#homeEnv = o.homeEnv ?? {};
+    for (let i = 0; i < (o.homes ?? 2); i++) await this.addHome();
 
     const other = this.#writeFile('other.key', newSwarmKey());
     const strangerHosts = await this.net.addHosts(o.strangers ?? 0);
@@ -147,6 +137,33 @@ export class NatTestbed {
       this.strangers.push(
         await this.#direct(`stranger${i}`, h, boot, ['--swarm-key', other, ...extra]),
       );
+  }
+
+  /**
+   * A new home network: a router of its own (masquerade) with one node behind it, bootstrapped
+   * to the first two public nodes; resolves once its JSON-RPC is forwarded to the control leg.
+   */
+  async addHome(): Promise<TestbedNode> {
+    const name = `home${this.#homeCount++}`;
+    const router = await NatRouter.create(this.net, { homes: 1 });
+    const host = router.homes[0] as Host;
+    const p = await this.harness.start({
+      name,
+      host,
+      bootstrap: this.publics.slice(0, 2).map(tcpAddr),
+      args: [
+        ...['--config', this.#homeConfig, '--rpc-vhosts', router.router.address],
+        ...this.#homeArgs,
+      ],
+      env: this.#homeEnv,
+    });
+    const port = Number(new URL(p.ready.rpc).port);
+    const fwd = await router.forward(host, port, port);
+    const url = `http://${fwd.address}:${fwd.port}`;
+    // Never the ready line's URL: a home address means nothing outside its router's LAN.
+    const node = { ...this.#node(p, host), rpc: p.rpcAt(url), url, router };
+    this.homes.push(node);
+    return node;
   }
 
   async #direct(
@@ -163,6 +180,7 @@ export class NatTestbed {
       name: p.name,
       process: p,
       rpc: p.rpc,
+      url: p.ready.rpc,
       peerId: p.ready.peerId,
       addrs: p.ready.addrs,
       host,

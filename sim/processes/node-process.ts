@@ -46,6 +46,9 @@ export interface NodeProcessInfo {
 
 export class NodeProcess {
   readonly pid: number;
+  /** When it was spawned and when its ready line came (Date.now() ms; the logs' clock). */
+  readonly spawnedAt: number;
+  readyAt = 0;
   readonly exited: Promise<ExitInfo>;
   #ready: ReadyLine | undefined;
   #rpc: RpcCaller | undefined;
@@ -63,6 +66,7 @@ export class NodeProcess {
     this.child = child;
     if (child.pid === undefined) throw new Error(`${info.name}: spawn failed`);
     this.pid = child.pid;
+    this.spawnedAt = Date.now();
     child.stderr?.on('data', (d: Buffer) => {
       this.#stderr = (this.#stderr + d.toString()).slice(-STDERR_TAIL);
     });
@@ -138,6 +142,7 @@ export class NodeProcess {
     const p = new NodeProcess(info, child);
     try {
       p.#ready = await p.#readReadyLine(opts.readyTimeoutMs, opts.signal);
+      p.readyAt = Date.now();
     } catch (err) {
       await p.kill();
       const log = p.stderrTail();

@@ -188,7 +188,8 @@ describe('a NAT test bed of namespaces', () => {
     for (const p of bed.publics)
       expect((await peers(p)).connections.map((c) => c.peer)).not.toContain(stranger.peerId);
     // Nor can a member reach it.
-    const dialer = probe ?? (probe = await dialOnlyNode(bed.swarmKey));
+    probe ??= await dialOnlyNode(bed.swarmKey);
+    const dialer = probe;
     await expect(
       dialer.libp2p.dial(multiaddr(tcpAddr(stranger)), { signal: AbortSignal.timeout(10_000) }),
     ).rejects.toThrow();
