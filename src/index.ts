@@ -56,7 +56,8 @@ export {
   SwarmMismatchError,
   UnknownCommunityError,
 } from './node/errors.ts';
-export { CidxNode, type CommunityInfo } from './node/node.ts';
+export type { ContactsChange } from './node/contacts-refresh.ts';
+export { CidxNode, type CommunityInfo, type NodeEvents, type PeersInfo } from './node/node.ts';
 export type { CommunityResult, JoinOptions, JoinResult } from './node/search.ts';
 export {
   type BuildOptions,
