@@ -48,6 +48,7 @@ export {
   type NodeOptions,
   type Timing,
 } from './node/config.ts';
+export type { ContactsChange } from './node/contacts-refresh.ts';
 export type { ChangeResult, CreateOptions } from './node/create.ts';
 export {
   NetworkError,
@@ -56,7 +57,7 @@ export {
   SwarmMismatchError,
   UnknownCommunityError,
 } from './node/errors.ts';
-export { CidxNode, type CommunityInfo } from './node/node.ts';
+export { CidxNode, type CommunityInfo, type NodeEvents, type PeersInfo } from './node/node.ts';
 export type { CommunityResult, JoinOptions, JoinResult } from './node/search.ts';
 export {
   type BuildOptions,

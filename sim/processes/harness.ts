@@ -129,6 +129,7 @@ export class ProcessHarness {
       { name, dataDir, ...(spec.host ? { netns: spec.host.netns } : {}) },
       {
         readyTimeoutMs: this.#opts.readyTimeoutMs ?? 30_000,
+        token: spec.env?.CIDX_RPC_TOKEN ?? this.#opts.env?.CIDX_RPC_TOKEN ?? this.token,
         ...(signal ? { signal } : {}),
         ...(this.#opts.rpcTimeoutMs ? { rpcTimeoutMs: this.#opts.rpcTimeoutMs } : {}),
       },

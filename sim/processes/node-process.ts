@@ -46,9 +46,14 @@ export interface NodeProcessInfo {
 
 export class NodeProcess {
   readonly pid: number;
+  /** When it was spawned and when its ready line came (Date.now() ms; the logs' clock). */
+  readonly spawnedAt: number;
+  readyAt = 0;
   readonly exited: Promise<ExitInfo>;
   #ready: ReadyLine | undefined;
   #client: CidxClient | undefined;
+  #token: string | undefined;
+  #rpcTimeoutMs: number | undefined;
   #stderr = '';
   #exit: ExitInfo | undefined;
   #frozen = false;
@@ -61,6 +66,7 @@ export class NodeProcess {
     this.child = child;
     if (child.pid === undefined) throw new Error(`${info.name}: spawn failed`);
     this.pid = child.pid;
+    this.spawnedAt = Date.now();
     child.stderr?.on('data', (d: Buffer) => {
       this.#stderr = (this.#stderr + d.toString()).slice(-STDERR_TAIL);
     });
@@ -87,6 +93,17 @@ export class NodeProcess {
     return this.#client;
   }
 
+  /**
+   * JSON-RPC to this node at another URL than its ready line's: a node behind a NAT router is
+   * reached through a port forward on the router's address (NatRouter.forward).
+   */
+  clientAt(url: string): CidxClient {
+    return new CidxClient(url, {
+      ...(this.#rpcTimeoutMs === undefined ? {} : { timeoutMs: this.#rpcTimeoutMs }),
+      ...(this.#token === undefined ? {} : { token: this.#token }),
+    });
+  }
+
   get running(): boolean {
     return this.#exit === undefined;
   }
@@ -107,7 +124,7 @@ export class NodeProcess {
   static async start(
     spec: SpawnSpec,
     info: NodeProcessInfo,
-    opts: { readyTimeoutMs: number; rpcTimeoutMs?: number; signal?: AbortSignal },
+    opts: { readyTimeoutMs: number; rpcTimeoutMs?: number; token?: string; signal?: AbortSignal },
   ): Promise<NodeProcess> {
     const child = spawn(spec.file, spec.args, {
       env: spec.env ?? process.env,
@@ -125,16 +142,15 @@ export class NodeProcess {
     const p = new NodeProcess(info, child);
     try {
       p.#ready = await p.#readReadyLine(opts.readyTimeoutMs, opts.signal);
+      p.readyAt = Date.now();
     } catch (err) {
       await p.kill();
       const log = p.stderrTail();
       throw new Error(`${info.name}: ${(err as Error).message}${log ? `; log:\n${log}` : ''}`);
     }
-    const token = spec.env?.CIDX_RPC_TOKEN;
-    p.#client = new CidxClient(p.#ready.rpc, {
-      ...(opts.rpcTimeoutMs === undefined ? {} : { timeoutMs: opts.rpcTimeoutMs }),
-      ...(token === undefined ? {} : { token }),
-    });
+    p.#token = opts.token ?? spec.env?.CIDX_RPC_TOKEN;
+    p.#rpcTimeoutMs = opts.rpcTimeoutMs;
+    p.#client = p.clientAt(p.#ready.rpc);
     return p;
   }
 

@@ -56,6 +56,18 @@ export async function runNode(config: NodeConfig): Promise<void> {
     node.on('notification', (n) =>
       log.info({ community: n.record.id, for: n.for, kind: n.kind }, 'notification'),
     );
+    // What changes how peers reach this node.
+    const reach = node.libp2p.services.reachability;
+    reach.addEventListener('change', (e) => log.info(e.detail, 'reachability'));
+    reach.addEventListener('relay-addresses', (e) =>
+      log.info({ relayAddrs: e.detail }, 'relay addresses'),
+    );
+    node.on('contacts', (c) =>
+      log.info(
+        { community: c.id, version: c.version, contacts: c.contacts },
+        'contacts republished',
+      ),
+    );
     // The port answers from the start: /healthz says 503 until the node has joined.
     const { host, port } = splitHostPort(config.rpc);
     rpc = await startRpc(node, {

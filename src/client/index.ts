@@ -34,6 +34,7 @@ export type {
   MethodResult,
   NodeCountersJSON,
   NodeInfoResult,
+  NodePeersResult,
   NotificationJSON,
   ProfileJSON,
   RepublishResult,
@@ -114,6 +115,9 @@ export class CidxClient {
 
   nodeInfo() {
     return this.call('node.info');
+  }
+  nodePeers() {
+    return this.call('node.peers');
   }
   communityCreate(params: MethodParams<'community.create'>) {
     return this.call('community.create', params);

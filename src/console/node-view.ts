@@ -1,4 +1,7 @@
-/** This node: identity, addresses, peers of each DHT, what it stores, the swarm's parameters. */
+/**
+ * This node: identity, addresses, reachability, peers of each DHT, what it stores, the swarm's
+ * parameters.
+ */
 import type { NodeInfoResult } from '../client/index.ts';
 import { h } from './dom.ts';
 
@@ -18,6 +21,10 @@ export function renderNode(dl: HTMLElement, info: NodeInfoResult): void {
       info.addrs.length === 0
         ? 'none'
         : h('ul', { class: 'addrs' }, ...info.addrs.map((a) => h('li', {}, h('code', {}, a)))),
+    ),
+    ...row(
+      'Reachability',
+      `${info.reachability}; ${info.dhtMode === 'server' ? 'serves both DHTs' : 'DHT client (stores nothing, reached through relays)'}`,
     ),
     ...row(
       'Peers',

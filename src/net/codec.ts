@@ -98,6 +98,8 @@ export const ERROR_CODES = [
   'too-large',
   'busy',
   'internal',
+  // A store, update or contacts-put to a node whose DHT runs in client mode: it holds nothing.
+  'not-serving',
 ] as const;
 export const responseSchema = z.discriminatedUnion('ok', [
   z.object({

@@ -1,10 +1,11 @@
 /**
- * The two places cidx looks inside @libp2p/kad-dht (16.x), each checked, with a fallback:
+ * The places cidx looks inside @libp2p/kad-dht (16.x), each checked, with a fallback:
  *
  * - the routing table's size, read through kad-dht's exported `SingleKadDHT` type (the service
- *   object has it, `KadDHT` does not declare it): how a node knows it has joined, and what
- *   `info()` reports. Without it a node counts the connected peers that speak the DHT's
- *   protocol instead (`RoutingTables` in src/node).
+ *   object has it, `KadDHT` does not declare it), and its peers, from the k-bucket tree
+ *   (`routingTable.kb`, not in the published types): how a node knows it has joined, and what
+ *   `info()` and `peers()` report. Without them a node counts the connected peers that speak
+ *   the DHT's protocol instead (`RoutingTables` in src/node).
  * - the closest-peer tagger's interval, which kad-dht's options do not expose: simulations
  *   slow it down (one node pays nothing for it; a thousand in one process pay a visible share
  *   of their CPU, docs/BENCHMARKS.md). Without it the tagger runs at kad-dht's default, which
@@ -22,6 +23,17 @@ export const SIMULATION_TAGGING_MS = 120_000;
 export function routingTableSize(dht: KadDHT): number | undefined {
   const size = (dht as Partial<SingleKadDHT>).routingTable?.size;
   return typeof size === 'number' ? size : undefined;
+}
+
+/** The peer ids in the DHT's routing table; undefined if kad-dht no longer exposes them. */
+export function routingTablePeers(dht: KadDHT): string[] | undefined {
+  const kb = (
+    dht as unknown as {
+      routingTable?: { kb?: { toIterable?: () => Iterable<{ peerId: { toString(): string } }> } };
+    }
+  ).routingTable?.kb;
+  if (typeof kb?.toIterable !== 'function') return undefined;
+  return [...kb.toIterable()].map((p) => p.peerId.toString());
 }
 
 function closestPeerTagger(dht: KadDHT): { refreshInterval?: unknown } | undefined {
@@ -48,9 +60,9 @@ export function kadInternalsMissing(
 ): string[] {
   const out: string[] = [];
   for (const [name, dht] of Object.entries(dhts)) {
-    if (routingTableSize(dht) === undefined)
+    if (routingTableSize(dht) === undefined || routingTablePeers(dht) === undefined)
       out.push(
-        `${name} DHT: kad-dht exposes no routingTable.size; peers are counted from identify instead`,
+        `${name} DHT: kad-dht exposes no routingTable.size or .kb; peers are counted from identify instead`,
       );
     if (opts.simulation && closestPeerTagger(dht)?.refreshInterval !== SIMULATION_TAGGING_MS)
       out.push(

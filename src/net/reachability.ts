@@ -13,6 +13,7 @@ import type { KadDHT } from '@libp2p/kad-dht';
 import { isNetworkAddress, isPrivate } from '@libp2p/utils';
 import { multiaddr } from '@multiformats/multiaddr';
 import { TypedEventEmitter, type TypedEventTarget } from 'main-event';
+import { isCircuitAddr } from './contact-addrs.ts';
 
 /**
  * What the operator declares: `public` (dialable: serve, offer a relay), `private` (not
@@ -73,10 +74,6 @@ export function isPrivateSwarm(bootstrap: readonly string[]): boolean {
   });
 }
 
-function isCircuit(addr: string): boolean {
-  return addr.includes('/p2p-circuit');
-}
-
 /**
  * AutoNAT's verdict on our public addresses, read from the address manager (pure).
  * - public: one public, non-relayed IP or DNS address is verified (AutoNAT confirmed it, or declared);
@@ -98,7 +95,7 @@ export function judge(
     (a) =>
       isNetworkAddress(a.multiaddr) &&
       !isPrivate(a.multiaddr) &&
-      !isCircuit(a.multiaddr.toString()),
+      !isCircuitAddr(a.multiaddr.toString()),
   );
   const present = new Set(candidates.map((a) => a.multiaddr.toString()));
   if (candidates.some((a) => a.verified)) return { reachability: 'public', seen: present };
@@ -201,7 +198,7 @@ export class ReachabilityService
   #confirmDeclared(): void {
     for (const a of this.#c.addressManager.getAddressesWithMetadata()) {
       // Private-range and non-IP addresses are advertised without verification.
-      if (a.type !== 'transport' || a.verified || isCircuit(a.multiaddr.toString())) continue;
+      if (a.type !== 'transport' || a.verified || isCircuitAddr(a.multiaddr.toString())) continue;
       this.#c.addressManager.confirmObservedAddr(a.multiaddr, {
         type: 'transport',
         ttl: DECLARED_TTL_MS,
@@ -210,7 +207,7 @@ export class ReachabilityService
   }
 
   #readRelayAddrs(): void {
-    const now = this.#c.addressManager.getAddresses().map(String).filter(isCircuit).sort();
+    const now = this.#c.addressManager.getAddresses().map(String).filter(isCircuitAddr).sort();
     if (now.length === this.#relayAddrs.length && now.every((a, i) => a === this.#relayAddrs[i]))
       return;
     this.#relayAddrs = now;

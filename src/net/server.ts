@@ -42,7 +42,20 @@ export interface ServerOptions {
   onServed?: ServedObserver;
   /** The clock of the rate windows, in ms (default Date.now; tests move it). */
   now?: () => number;
+  /**
+   * Whether the node's DHT of that name serves (server mode). Writes to a DHT in client mode
+   * are refused with `not-serving`: such a node is in nobody's routing table and must hold
+   * nothing (a requester with a stale view then asks the next replica). Absent: always serves.
+   */
+  serves?: (dht: 'profiles' | 'addresses') => boolean;
 }
+
+/** The requests that write to a DHT's share of the index, and the DHT they write to. */
+const WRITES: Partial<Record<RequestType, 'profiles' | 'addresses'>> = {
+  store: 'profiles',
+  update: 'profiles',
+  'contacts-put': 'addresses',
+};
 
 /**
  * `outcome` is `ok`, the error code answered (`busy` when refused by the rate limit) or
@@ -94,6 +107,9 @@ export class IndexServer {
         this.#opts.swarmParams,
       );
     }
+    const dht = WRITES[req.t];
+    if (dht !== undefined && this.#opts.serves?.(dht) === false)
+      return fail('not-serving', `this node's ${dht} DHT runs in client mode: it stores nothing`);
     try {
       const handler = this.#handlers[req.t] as Handler;
       return await handler.handle(from, req);

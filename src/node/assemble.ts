@@ -92,6 +92,8 @@ export function assembleNode(
       profileLimits,
       swarmDigest: swarm.digest,
       swarmParams: swarm.params,
+      // The DHT's own mode: it decides whether the node is in others' routing tables.
+      serves: (dht) => libp2p.services[dht].getMode() === 'server',
       ...(opts.onServed ? { onServed: opts.onServed } : {}),
       now,
     },

@@ -36,7 +36,10 @@ export interface ChangeResult {
 }
 
 export interface CreateOptions {
-  /** Contact addresses; this node's own addresses when absent. */
+  /**
+   * Contact addresses; when absent, the addresses others can dial this node at (its relay
+   * addresses behind a NAT), kept up to date as they change.
+   */
   contacts?: string[];
   /** How many of the most similar communities to notify (default: the swarm's l). */
   notify?: number;
@@ -47,7 +50,7 @@ export async function createCommunity(
   profile: Profile,
   opts: CreateOptions = {},
 ): Promise<ChangeResult> {
-  const contacts = checkContacts(opts.contacts ?? ctx.holders.addrs());
+  const contacts = checkContacts(opts.contacts ?? defaultContacts(ctx, ctx.holders.ownAddrs()));
   const l = checkNotify(opts.notify ?? ctx.swarm.params.l);
   const nonce = new Uint8Array(randomBytes(NONCE_BYTES));
   const id = communityId(publicKeyToProtobuf(ctx.key.publicKey), nonce);
@@ -67,6 +70,7 @@ export async function createCommunity(
     version,
     profile,
     contacts,
+    ...(opts.contacts === undefined ? { defaultContacts: true } : {}),
     keys: keys.map(hex),
     holders: {},
     descriptor,
@@ -112,6 +116,16 @@ export async function storeAndNotify(
     notified,
     keys: { stored: report.storedKeys, failed: report.failedKeys },
   };
+}
+
+/**
+ * A community's contacts when none are given: the addresses others can dial this node at, or
+ * `fallback` while it has none (a node behind a NAT before its first relay reservation; its
+ * contacts are published again once it has one, contacts-refresh.ts).
+ */
+export function defaultContacts(ctx: NodeContext, fallback: string[]): string[] {
+  const dialable = ctx.holders.addrs();
+  return dialable.length > 0 ? dialable : fallback;
 }
 
 export function checkContacts(contacts: string[]): string[] {

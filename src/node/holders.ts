@@ -98,9 +98,14 @@ export class Holders {
     return this.#network.self;
   }
 
-  /** This node's own contact addresses. */
+  /** The addresses others can dial this node at (empty behind a NAT before a relay). */
   addrs(): string[] {
     return this.#network.addrs();
+  }
+
+  /** Every address this node has. */
+  ownAddrs(): string[] {
+    return this.#network.ownAddrs();
   }
 
   /** Never ask this peer again: it runs other swarm parameters. */

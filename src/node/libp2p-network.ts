@@ -3,6 +3,7 @@ import { multiaddr } from '@multiformats/multiaddr';
 import { type IndexClient, RemoteError } from '../net/client.ts';
 import { closestPeers, type LookupStats } from '../net/closest.ts';
 import { INDEX_PROTOCOL, type OkResponse, type Request } from '../net/codec.ts';
+import { dialableAddrs } from '../net/contact-addrs.ts';
 import { deadline } from '../net/deadline.ts';
 import type { CidxLibp2p } from '../net/libp2p.ts';
 import type { Deadlines } from '../net/round-trips.ts';
@@ -48,7 +49,12 @@ export class Libp2pNetwork implements Network {
     return this.#libp2p.peerId;
   }
 
+  /** The addresses others can dial (contact-addrs.ts): relay ones behind a NAT. */
   addrs(): string[] {
+    return dialableAddrs(this.ownAddrs(), this.#libp2p.services.reachability.dhtMode);
+  }
+
+  ownAddrs(): string[] {
     return this.#libp2p.getMultiaddrs().map(String);
   }
 

@@ -300,6 +300,7 @@ export class MemoryNetwork {
     return {
       self: peer.id,
       addrs: () => [peer.addr],
+      ownAddrs: () => [peer.addr],
       closestPeers: async (_dht: DhtName, key: Uint8Array) => this.closest(peer, key),
       send: (to, req) => this.#exchange(peer, to, req),
       sendToAddr: async (addr, req) => {

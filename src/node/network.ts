@@ -12,8 +12,13 @@ export type DhtName = 'profiles' | 'addresses';
 export interface Network {
   /** This node: a candidate of every key, answered in-process. */
   readonly self: PeerId;
-  /** This node's own contact addresses (a community's contacts when none are given). */
+  /**
+   * The addresses others can dial this node at (a community's contacts when none are given);
+   * empty while a node behind a NAT holds no relay reservation yet.
+   */
   addrs(): string[];
+  /** Every address this node has, dialable from elsewhere or not. */
+  ownAddrs(): string[];
   /**
    * The peers closest to `key` on the DHT, closest first, this node among them, less peers
    * known not to speak the cidx protocol. Throws when the lookup fails. `onHeard`, where the

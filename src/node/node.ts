@@ -7,6 +7,7 @@ import { type ResolvedSwarm, resolveSwarm } from '../index/swarm.ts';
 import { INDEX_PROTOCOL } from '../net/codec.ts';
 import { type CidxLibp2p, createHost } from '../net/libp2p.ts';
 import type { Meter, TrafficCounters } from '../net/meter.ts';
+import type { DhtMode, Reachability } from '../net/reachability.ts';
 import { FieldError } from '../profile/errors.ts';
 import { parseProfile } from '../profile/parse.ts';
 import { Profile } from '../profile/profile.ts';
@@ -19,6 +20,7 @@ import {
   resolveTiming,
   type Timing,
 } from './config.ts';
+import { type ContactsChange, ContactsRefresh } from './contacts-refresh.ts';
 import type { NodeContext } from './context.ts';
 import { type ChangeResult, type CreateOptions, createCommunity } from './create.ts';
 import { dissolveCommunity } from './dissolve.ts';
@@ -40,7 +42,19 @@ import { updateCommunity } from './update.ts';
 export interface NodeEvents {
   notification: [Notification];
   republished: [RepublishReport];
+  /** A community's defaulted contacts were republished: the node's addresses changed. */
+  contacts: [ContactsChange];
   warning: [string];
+}
+
+export interface PeersInfo {
+  routing: { profiles: string[]; addresses: string[] };
+  connections: {
+    peer: string;
+    addr: string;
+    direction: 'inbound' | 'outbound';
+    limited: boolean;
+  }[];
 }
 
 export interface CommunityInfo {
@@ -75,6 +89,9 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     if (evt.detail.protocols.includes(INDEX_PROTOCOL))
       void this.#parts.check.identified(evt.detail.peerId);
   };
+  readonly #contacts: ContactsRefresh;
+  /** Republish and contact refreshes rewrite owned communities: one at a time. */
+  #ownedWork: Promise<unknown> = Promise.resolve();
   #republishing = false;
   #started = false;
 
@@ -92,6 +109,12 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     this.#bootstrap = opts.bootstrap ?? [];
     this.#simulation = opts.simulation === true;
     this.#timers = new Timers((msg) => this.emit('warning', msg), opts.scheduler);
+    this.#contacts = new ContactsRefresh(this.#ctx, libp2p.services.reachability, {
+      settleMs: this.timing.contactsSettleMs,
+      serialize: (work) => this.#serialize(work),
+      changed: (c) => this.emit('contacts', c),
+      warn: (msg) => this.emit('warning', msg),
+    });
   }
 
   /**
@@ -175,6 +198,8 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       this.table.expire(this.#ctx.now());
       await this.#parts.persister.persist();
     });
+    // Contacts follow the node's addresses from here on (and catch up with a restart's).
+    this.#contacts.start();
     // After a restart the swarm may have moved on: put back what this node owns right away.
     if (this.#ctx.owned.all().length > 0) {
       void this.republish().catch((err) =>
@@ -185,6 +210,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
 
   async stop(): Promise<void> {
     this.#timers.clear();
+    this.#contacts.stop();
     this.#parts.tables.stop();
     if (!this.#started) return;
     this.#started = false;
@@ -273,26 +299,49 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     if (this.#republishing) return { communities: 0, tombstones: 0, failedKeys: 0 };
     this.#republishing = true;
     try {
-      const report = await republishOwned(this.#ctx);
+      const report = await this.#serialize(() => republishOwned(this.#ctx));
       this.emit('republished', report);
+      // Contacts a failed refresh left behind are tried again with each round.
+      this.#contacts.schedule();
       return report;
     } finally {
       this.#republishing = false;
     }
   }
 
+  /**
+   * Republishes now the communities whose defaulted contacts differ from the node's dialable
+   * addresses (also done on its own when they change); resolves with what changed.
+   */
+  refreshContacts(): Promise<ContactsChange[]> {
+    return this.#contacts.refresh();
+  }
+
+  #serialize<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#ownedWork.then(work, work);
+    this.#ownedWork = run.catch(() => {});
+    return run;
+  }
+
   info(): {
     peerId: string;
     addrs: string[];
+    /** Whether others can dial this node (`unknown`: nobody confirmed it yet). */
+    reachability: Reachability;
+    /** The mode both DHTs run in: `server` nodes are in routing tables and store. */
+    dhtMode: DhtMode;
     swarm: ResolvedSwarm['params'];
     peers: { profiles: number; addresses: number; connections: number; foreign: number };
     stored: ReturnType<IndexTable['stats']>;
     owned: number;
     inbox: number;
   } {
+    const reach = this.libp2p.services.reachability;
     return {
       peerId: this.peerId.toString(),
       addrs: this.addrs,
+      reachability: reach.reachability,
+      dhtMode: reach.dhtMode,
       swarm: this.swarm.params,
       peers: {
         profiles: this.#parts.tables.size('profiles'),
@@ -315,6 +364,25 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     const w = this.#parts.waits;
     const of = (d: typeof w.dial) => ({ deadlineMs: d.deadline(), timeouts: d.timeouts });
     return { dial: of(w.dial), request: of(w.request), lookup: of(w.lookup) };
+  }
+
+  /**
+   * Who this node knows: the peer ids in each DHT's routing table, and its open connections
+   * (`limited`: through a relay, within the relay's bounds).
+   */
+  peers(): PeersInfo {
+    return {
+      routing: {
+        profiles: this.#parts.tables.peers('profiles'),
+        addresses: this.#parts.tables.peers('addresses'),
+      },
+      connections: this.libp2p.getConnections().map((c) => ({
+        peer: c.remotePeer.toString(),
+        addr: c.remoteAddr.toString(),
+        direction: c.direction,
+        limited: c.limits !== undefined,
+      })),
+    };
   }
 
   /** Traffic of the cidx protocol by message type (`out:query`, `in:store-response`, …). */

@@ -8,6 +8,11 @@ export interface OwnedCommunity {
   version: number;
   profile: Profile;
   contacts: string[];
+  /**
+   * The contacts were not given: they are this node's dialable addresses, and follow them (a
+   * new relay, reachability found) — see contacts-refresh.ts. Absent: given by the user.
+   */
+  defaultContacts?: boolean;
   /** The ProfilesDHT keys the current descriptor is stored under (hex). */
   keys: string[];
   /** Per key (hex), the peers known to hold a copy: updates and removals go to them too. */

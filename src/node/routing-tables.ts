@@ -1,5 +1,5 @@
 import type { IdentifyResult, PeerId } from '@libp2p/interface';
-import { kadInternalsMissing, routingTableSize } from '../net/kad-internals.ts';
+import { kadInternalsMissing, routingTablePeers, routingTableSize } from '../net/kad-internals.ts';
 import { ADDRESSES_DHT_PROTOCOL, type CidxLibp2p, PROFILES_DHT_PROTOCOL } from '../net/libp2p.ts';
 import type { DhtName } from './network.ts';
 
@@ -43,8 +43,9 @@ export class RoutingTables {
   start(opts: { simulation: boolean }): string[] {
     const { profiles, addresses } = this.#libp2p.services;
     const missing = kadInternalsMissing({ profiles, addresses }, opts);
-    this.#fallback =
-      routingTableSize(profiles) === undefined || routingTableSize(addresses) === undefined;
+    this.#fallback = [profiles, addresses].some(
+      (d) => routingTableSize(d) === undefined || routingTablePeers(d) === undefined,
+    );
     if (this.#fallback) {
       this.#libp2p.addEventListener('peer:identify', this.#onIdentify);
       this.#libp2p.addEventListener('peer:disconnect', this.#onDisconnect);
@@ -62,6 +63,15 @@ export class RoutingTables {
     return (
       (this.#fallback ? undefined : routingTableSize(this.#libp2p.services[dht])) ??
       this.#speakers[dht].size
+    );
+  }
+
+  /** The peer ids in the DHT's routing table (from identify if kad-dht hides them). */
+  peers(dht: DhtName): string[] {
+    return (
+      (this.#fallback ? undefined : routingTablePeers(this.#libp2p.services[dht])) ?? [
+        ...this.#speakers[dht],
+      ]
     );
   }
 

@@ -74,6 +74,8 @@ const ownedFields = {
   /** Per key, the peers known to hold a copy. */
   h: z.record(dhtKeyHex, z.array(z.string())),
   x: z.strictObject({ t: blob, u: time }).optional(),
+  /** The contacts follow the node's dialable addresses (none were given at create). */
+  dc: z.literal(true).optional(),
 };
 const ownedSchema = z.strictObject(ownedFields);
 /** Format 0 wrote owned communities without their holders before holders were kept. */
@@ -206,6 +208,7 @@ export function encodeOwned(c: OwnedCommunity): Uint8Array {
     h: c.holders ?? {},
   };
   if (c.dissolved) body.x = { t: blobToWire(c.dissolved.tombstone), u: c.dissolved.until };
+  if (c.defaultContacts) body.dc = true;
   return encode(body);
 }
 
@@ -230,5 +233,6 @@ export function decodeOwned(key: string, value: Uint8Array, limits: ParseOptions
     contactsRecord: blobFromWire(v.c),
   };
   if (v.x) c.dissolved = { tombstone: blobFromWire(v.x.t), until: v.x.u };
+  if (v.dc === true) c.defaultContacts = true;
   return c;
 }

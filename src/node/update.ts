@@ -11,7 +11,13 @@ import type { Profile } from '../profile/profile.ts';
 import { hex } from '../util/bytes.ts';
 import { mergeClaims } from './claims.ts';
 import type { NodeContext } from './context.ts';
-import { type ChangeResult, checkContacts, checkNotify, storeAndNotify } from './create.ts';
+import {
+  type ChangeResult,
+  checkContacts,
+  checkNotify,
+  defaultContacts,
+  storeAndNotify,
+} from './create.ts';
 import { NetworkError, NotOwnerError, UnknownCommunityError } from './errors.ts';
 import { putContacts, removeUnderKeys, storeUnderKeys } from './store.ts';
 
@@ -25,7 +31,12 @@ export async function updateCommunity(
   if (cur === undefined) throw new NotOwnerError(id);
   if (cur.dissolved !== undefined) throw new UnknownCommunityError(id, 'dissolved community');
   const l = checkNotify(opts.notify ?? ctx.swarm.params.l);
-  const contacts = opts.contacts === undefined ? cur.contacts : checkContacts(opts.contacts);
+  // Contacts that were defaulted follow the node's addresses; given ones stay until replaced.
+  const contacts = checkContacts(
+    opts.contacts ??
+      (cur.defaultContacts === true ? defaultContacts(ctx, cur.contacts) : cur.contacts),
+  );
+  const followsAddrs = opts.contacts === undefined && cur.defaultContacts === true;
   const version = cur.version + 1;
   const { nonce } = cur;
   const newKeys = indexKeys(profile, ctx.swarm.params.index);
@@ -69,11 +80,13 @@ export async function updateCommunity(
     );
   }
   await putContacts(ctx, id, contactsRecord, descriptor);
+  const { defaultContacts: _, ...rest } = cur;
   await ctx.owned.put({
-    ...cur,
+    ...rest,
     version,
     profile,
     contacts,
+    ...(followsAddrs ? { defaultContacts: true } : {}),
     keys: newHex,
     holders: report.holders,
     descriptor,

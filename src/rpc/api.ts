@@ -33,6 +33,7 @@ const notify = intIn(0, 1000).describe('similar communities to notify (default: 
 
 export const paramSchemas = {
   'node.info': z.strictObject({}).optional(),
+  'node.peers': z.strictObject({}).optional(),
   'community.create': z.strictObject({
     profile,
     contacts: contacts.optional(),
@@ -77,7 +78,9 @@ export const METHOD_NAMES = Object.keys(paramSchemas) as MethodName[];
 
 /** What each method does, for `cidx call --list` and the docs. */
 export const METHOD_HELP: Record<MethodName, string> = {
-  'node.info': 'identity, addresses, swarm parameters, peers and what the node stores',
+  'node.info':
+    'identity, addresses, reachability and DHT mode, swarm parameters, peers and what the node stores',
+  'node.peers': 'the peer ids in each DHT routing table, and the open connections',
   'community.create': 'create a community owned by this node; notifies similar ones',
   'community.update': 'a new profile (and contacts) for a community this node owns',
   'community.dissolve': 'dissolve a community this node owns',
@@ -133,12 +136,28 @@ export interface SwarmParamsJSON {
 export interface NodeInfoResult {
   peerId: string;
   addrs: string[];
+  /** Whether others can dial this node; `unknown` until a peer confirms it (or never, on a LAN). */
+  reachability: 'public' | 'private' | 'unknown';
+  /** The mode both DHTs run in: a `server` is in routing tables and stores its share. */
+  dhtMode: 'server' | 'client';
   index: IndexParams;
   peers: { profiles: number; addresses: number; connections: number; foreign: number };
   stored: StoredCounts;
   swarm: SwarmParamsJSON;
   owned: number;
   inbox: number;
+}
+
+export interface NodePeersResult {
+  /** Peer ids in each DHT's routing table (a node in client mode is in none). */
+  routing: { profiles: string[]; addresses: string[] };
+  /** Open connections; `limited`: through a relay, within its time and data bounds. */
+  connections: {
+    peer: string;
+    addr: string;
+    direction: 'inbound' | 'outbound';
+    limited: boolean;
+  }[];
 }
 
 /** A notification: a community similar to one of this node's was created or changed. */
@@ -198,6 +217,7 @@ export interface RepublishResult {
 /** The result of each method. */
 export interface MethodResults {
   'node.info': NodeInfoResult;
+  'node.peers': NodePeersResult;
   'community.create': ChangeResult;
   'community.update': ChangeResult;
   'community.dissolve': { id: string; dissolved: true };

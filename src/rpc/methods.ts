@@ -97,6 +97,8 @@ export function createRpcServer(
     return {
       peerId: info.peerId,
       addrs: info.addrs,
+      reachability: info.reachability,
+      dhtMode: info.dhtMode,
       index: info.swarm.index,
       peers: info.peers,
       stored: info.stored,
@@ -105,6 +107,8 @@ export function createRpcServer(
       inbox: info.inbox,
     };
   });
+
+  add('node.peers', () => node.peers());
 
   add('community.create', async (p) => {
     const profile = profileParam(p.profile, limits);

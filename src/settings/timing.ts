@@ -76,6 +76,13 @@ export const TIMING = {
     'cache',
     0,
   ),
+  // A node reserves its relay slots one after the other within about a second: one new
+  // version for both, not one per reservation.
+  contactsSettleMs: timing(
+    'contacts-settle',
+    "how long the node's dialable addresses stay unchanged before communities whose contacts follow them are republished",
+    2_000,
+  ),
 } as const;
 
 export type Timing = ConfigOf<typeof TIMING>;

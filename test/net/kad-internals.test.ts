@@ -3,6 +3,7 @@ import type { KadDHT } from '@libp2p/kad-dht';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   kadInternalsMissing,
+  routingTablePeers,
   routingTableSize,
   SIMULATION_TAGGING_MS,
   slowClosestPeerTagging,
@@ -36,6 +37,7 @@ describe("kad-dht's insides", () => {
     const h = await host(true);
     const dhts = { profiles: h.services.profiles, addresses: h.services.addresses };
     expect(routingTableSize(dhts.profiles)).toBe(0);
+    expect(routingTablePeers(dhts.profiles)).toEqual([]);
     expect(tagger(dhts.profiles)).toBe(SIMULATION_TAGGING_MS);
     expect(tagger(dhts.addresses)).toBe(SIMULATION_TAGGING_MS);
     expect(kadInternalsMissing(dhts, { simulation: true })).toEqual([]);

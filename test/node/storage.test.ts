@@ -48,12 +48,16 @@ describe('a node on disk', () => {
       owned: a.node.ownedIds(),
     };
     expect(before.stored.descriptors).toBeGreaterThan(0);
+    const port = Number(a.node.addrs[0]?.split('/')[4]);
     await a.close();
 
-    const again = await diskNode(dirA, b.node.addrs);
+    // On the same port: its addresses, and so the contacts that follow them, are unchanged.
+    const again = await diskNode(dirA, b.node.addrs, port);
     expect(again.node.peerId.toString()).toBe(before.peerId);
     expect(again.node.info().stored).toEqual(before.stored);
     expect(again.node.ownedIds()).toEqual(before.owned);
+    expect(again.node.owned(mine.id)?.defaultContacts).toBe(true);
+    expect(await again.node.refreshContacts()).toEqual([]);
     expect(again.node.notifications().map((n) => [n.seq, n.record.id, n.for])).toEqual([
       [1, theirs.id, mine.id],
     ]);

@@ -46,6 +46,13 @@ describe('CidxClient', () => {
     const a = new CidxClient(rpc.url);
     const info = await a.nodeInfo();
     expect(info.peerId).toBe(nodes[0]?.peerId.toString());
+    // In-process nodes are declared public: they serve both DHTs.
+    expect(info).toMatchObject({ reachability: 'public', dhtMode: 'server' });
+    const peers = await a.nodePeers();
+    expect(peers.routing.profiles).toEqual([nodes[1]?.peerId.toString()]);
+    expect(peers.routing.addresses).toEqual([nodes[1]?.peerId.toString()]);
+    expect(peers.connections.map((c) => c.peer)).toContain(nodes[1]?.peerId.toString());
+    expect(peers.connections.every((c) => !c.limited)).toBe(true);
     const created = await a.communityCreate({ profile: p1 });
     expect(created.id).toMatch(/^[0-9a-f]{64}$/);
     expect((await a.communityGet({ id: created.id })).profile).toEqual(p1);

@@ -170,6 +170,7 @@ describe('JSON-RPC port of a real node under hostile requests', () => {
     const state = stored();
     const templates = (): Record<MethodName, Record<string, unknown>> => ({
       'node.info': {},
+      'node.peers': {},
       'community.list': {},
       stats: {},
       'node.republish': {},
