@@ -46,8 +46,15 @@ export interface RunOptions {
    * in a simulation reads them.
    */
   stackTraces?: boolean;
-  /** Called around every `at` command, e.g. to profile only the searches. */
-  aroundCommand?: (command: string, run: () => Promise<void>) => Promise<void>;
+  /**
+   * Called around every `at` command, e.g. to profile only the searches; `swarm` gives the
+   * swarm (once the first join made it), for benches that read its meter or its nodes.
+   */
+  aroundCommand?: (
+    command: string,
+    run: () => Promise<void>,
+    swarm: () => SimSwarm | undefined,
+  ) => Promise<void>;
 }
 
 export async function runScenario(statements: Statement[], opts: RunOptions): Promise<SimReport> {
@@ -155,7 +162,7 @@ class Run {
               note = await this.#command(st.command, st.text, fail);
             };
             await (this.#opts.aroundCommand
-              ? this.#opts.aroundCommand(st.command.kind, run)
+              ? this.#opts.aroundCommand(st.command.kind, run, () => this.swarm)
               : run());
             const entry = {
               t: began - this.startedAt,
