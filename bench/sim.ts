@@ -43,6 +43,9 @@ interface Phase {
   /** CPU of the main thread alone; the rest is V8's helper threads (GC) and libuv's pool. */
   mainCpuMs: number;
   messages: number;
+  /** Connections opened and closed during the phase (swarm-wide, each counted once). */
+  opened: number;
+  closed: number;
   gc: GcTotals;
 }
 
@@ -84,6 +87,8 @@ at +0s search users exact concurrency=4
     aroundCommand: async (command, run, swarm) => {
       const messages = () => swarm()?.meter.total().sends ?? 0;
       const m0 = messages();
+      const conns = () => swarm()?.meter.connections ?? { opened: 0, closed: 0 };
+      const c0 = { ...conns() };
       const gc0 = gc.totals();
       const cpu0 = process.cpuUsage();
       const main0 = process.threadCpuUsage();
@@ -97,6 +102,8 @@ at +0s search users exact concurrency=4
         cpuMs: (cpu.user + cpu.system) / 1000,
         mainCpuMs: (main.user + main.system) / 1000,
         messages: messages() - m0,
+        opened: conns().opened - c0.opened,
+        closed: conns().closed - c0.closed,
         gc: gcDelta(gc.totals(), gc0),
       };
       const s = swarm();
@@ -150,14 +157,14 @@ function printTables(rows: Row[]): void {
   }
   console.log('');
   console.log(
-    '| nodes | CPU s: join / creates / searches | messages: creates / searches | searches: CPU off the main thread | GC pauses in the searches (wall ms) | scavenges / mark-compacts in the searches | connections / node after join (max) | after searches (max) | peer-store entries / node after join (max) | after searches (max) | routing-table entries / node (both DHTs) |',
+    '| nodes | CPU s: join / creates / searches | messages: creates / searches | connections opened / closed per search | searches: CPU off the main thread | GC pauses in the searches (wall ms) | scavenges / mark-compacts in the searches | connections / node after join (max) | after searches (max) | peer-store entries / node after join (max) | after searches (max) | routing-table entries / node (both DHTs) |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const x of rows) {
     const { join: j, create: c, search: s } = x.phases;
     const gcs = s?.gc;
     console.log(
-      `| ${x.nodes} | ${fixed((j?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((c?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((s?.cpuMs ?? Number.NaN) / 1000, 0)} | ${c?.messages ?? '–'} / ${s?.messages ?? '–'} | ${fixed(s ? (100 * (s.cpuMs - s.mainCpuMs)) / s.cpuMs : Number.NaN, 0)}% | ${fixed(gcs?.ms, 0)} | ${gcs?.minor ?? '–'} / ${gcs?.major ?? '–'} | ${fixed(x.afterJoin?.connections, 0)} (${x.afterJoin?.connectionsMax ?? '–'}) | ${fixed(x.afterSearch?.connections, 0)} (${x.afterSearch?.connectionsMax ?? '–'}) | ${fixed(x.afterJoin?.peerStore, 0)} (${x.afterJoin?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.peerStore, 0)} (${x.afterSearch?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.routingTable, 1)} |`,
+      `| ${x.nodes} | ${fixed((j?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((c?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((s?.cpuMs ?? Number.NaN) / 1000, 0)} | ${c?.messages ?? '–'} / ${s?.messages ?? '–'} | ${fixed(s ? s.opened / SEARCHES : Number.NaN, 1)} / ${fixed(s ? s.closed / SEARCHES : Number.NaN, 1)} | ${fixed(s ? (100 * (s.cpuMs - s.mainCpuMs)) / s.cpuMs : Number.NaN, 0)}% | ${fixed(gcs?.ms, 0)} | ${gcs?.minor ?? '–'} / ${gcs?.major ?? '–'} | ${fixed(x.afterJoin?.connections, 0)} (${x.afterJoin?.connectionsMax ?? '–'}) | ${fixed(x.afterSearch?.connections, 0)} (${x.afterSearch?.connectionsMax ?? '–'}) | ${fixed(x.afterJoin?.peerStore, 0)} (${x.afterJoin?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.peerStore, 0)} (${x.afterSearch?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.routingTable, 1)} |`,
     );
   }
 }

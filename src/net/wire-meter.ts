@@ -3,9 +3,11 @@
  * opened, sends (one per length-prefixed message) and bytes sent. It plugs into libp2p as its Metrics component, which libp2p
  * hands every negotiated protocol stream; counting the outgoing side of every stream counts all
  * traffic once (every byte one node receives, another sent). One meter can serve a whole
- * in-process swarm. Other metric kinds libp2p registers are accepted and ignored.
+ * in-process swarm. It also counts connections opened and closed (the dialling end of each),
+ * since opening one costs far more than a message on it. Other metric kinds libp2p registers
+ * are accepted and ignored.
  */
-import type { Metrics, Stream } from '@libp2p/interface';
+import type { Metrics, MultiaddrConnection, Stream } from '@libp2p/interface';
 
 export interface ProtocolTraffic {
   streams: number;
@@ -25,13 +27,15 @@ const NOOP_METRIC = {
 
 export class WireMeter {
   readonly #traffic = new Map<string, ProtocolTraffic>();
+  /** Connections whose upgrade began (dialling end) and those of them closed since. */
+  readonly connections = { opened: 0, closed: 0 };
 
   /** The factory to pass as libp2p's `metrics` option. */
   readonly component = (): Metrics => {
     const register = (_name: string, options?: { calculate?: unknown }) =>
       options?.calculate === undefined ? NOOP_METRIC : undefined;
     return {
-      trackMultiaddrConnection: noop,
+      trackMultiaddrConnection: (conn: MultiaddrConnection) => this.#trackConnection(conn),
       trackProtocolStream: (stream: Stream) => this.#track(stream),
       registerMetric: register,
       registerMetricGroup: register,
@@ -62,6 +66,12 @@ export class WireMeter {
       bytes += t.bytes;
     }
     return { streams, sends, bytes };
+  }
+
+  #trackConnection(conn: MultiaddrConnection): void {
+    if (conn.direction !== 'outbound') return;
+    this.connections.opened++;
+    conn.addEventListener('close', () => this.connections.closed++, { once: true });
   }
 
   #track(stream: Stream): void {
