@@ -11,7 +11,9 @@
  * helpers) during a command divided by the messages sent during it (every protocol, the
  * swarm's WireMeter): the design asks nothing of a message that grows with the swarm, so its
  * ratio between sizes of one run says whether something else does. The second table holds what
- * helps find it: connections, peer-store and routing-table entries per node, GC pauses.
+ * helps find it: connections, peer-store and routing-table entries per node, GC pauses; the
+ * third, the longest queues and most abort listeners any node had while the creates / the
+ * searches ran.
  * --cpu-prof DIR samples the CPU during the searches of each size (DIR/search-<size>.cpuprofile,
  * read with `node bench/cpu-profile.ts`); --heap-snapshot DIR writes DIR/join-<size>.heapsnapshot
  * after the join (small sizes only: a snapshot needs several times the live heap).
@@ -25,7 +27,14 @@ import { writeHeapSnapshot } from 'node:v8';
 import { runScenario } from '../sim/runner.ts';
 import { parseScenario } from '../sim/scenario.ts';
 import { profiled } from './cpu-sampling.ts';
-import { type Census, census, GcClock, type GcTotals, gcDelta } from './swarm-census.ts';
+import {
+  type Census,
+  census,
+  GcClock,
+  type GcTotals,
+  gcDelta,
+  sampleInternals,
+} from './swarm-census.ts';
 
 const SEARCHES = 50;
 
@@ -62,6 +71,8 @@ interface Row {
   phases: Record<string, Phase>;
   afterJoin: Census;
   afterSearch: Census;
+  /** Largest queues and abort listeners on any node while the creates / searches ran. */
+  during: Record<string, Record<string, number>>;
 }
 
 async function one(size: number): Promise<void> {
@@ -80,6 +91,7 @@ at +0s search users exact concurrency=4
   const gc = new GcClock();
   let liveHeapMb = Number.NaN;
   const phases: Record<string, Phase> = {};
+  const during: Record<string, Record<string, number>> = {};
   const counts: Partial<Record<'afterJoin' | 'afterSearch', Census>> = {};
   const report = await runScenario(parseScenario(text, file), {
     file,
@@ -93,10 +105,13 @@ at +0s search users exact concurrency=4
       const cpu0 = process.cpuUsage();
       const main0 = process.threadCpuUsage();
       const prof = values['cpu-prof'];
+      const s0 = swarm();
+      const sampling = s0 && command !== 'join' ? sampleInternals(s0) : undefined;
       await (command === 'search' && prof
         ? profiled(join(prof, `search-${size}.cpuprofile`), run)
         : run());
       const cpu = process.cpuUsage(cpu0);
+      if (sampling) during[command] = sampling();
       const main = process.threadCpuUsage(main0);
       phases[command] = {
         cpuMs: (cpu.user + cpu.system) / 1000,
@@ -134,6 +149,7 @@ at +0s search users exact concurrency=4
     phases,
     afterJoin: counts.afterJoin as Census,
     afterSearch: counts.afterSearch as Census,
+    during,
   };
   process.stdout.write(`${JSON.stringify(row)}\n`);
 }
@@ -166,6 +182,19 @@ function printTables(rows: Row[]): void {
     console.log(
       `| ${x.nodes} | ${fixed((j?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((c?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((s?.cpuMs ?? Number.NaN) / 1000, 0)} | ${c?.messages ?? '–'} / ${s?.messages ?? '–'} | ${fixed(s ? s.opened / SEARCHES : Number.NaN, 1)} / ${fixed(s ? s.closed / SEARCHES : Number.NaN, 1)} | ${fixed(s ? (100 * (s.cpuMs - s.mainCpuMs)) / s.cpuMs : Number.NaN, 0)}% | ${fixed(gcs?.ms, 0)} | ${gcs?.minor ?? '–'} / ${gcs?.major ?? '–'} | ${fixed(x.afterJoin?.connections, 0)} (${x.afterJoin?.connectionsMax ?? '–'}) | ${fixed(x.afterSearch?.connections, 0)} (${x.afterSearch?.connectionsMax ?? '–'}) | ${fixed(x.afterJoin?.peerStore, 0)} (${x.afterJoin?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.peerStore, 0)} (${x.afterSearch?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.routingTable, 1)} |`,
     );
+  }
+}
+
+/** Largest libp2p / kad-dht queue lengths and abort listeners on a node, while creating / searching. */
+function printInternals(rows: Row[]): void {
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r.during?.search ?? {})))];
+  if (keys.length === 0) return;
+  console.log('');
+  console.log(`| nodes | ${keys.join(' | ')} |`);
+  console.log(`|---|${keys.map(() => '---|').join('')}`);
+  for (const x of rows) {
+    const cell = (k: string) => `${x.during?.create?.[k] ?? '–'} / ${x.during?.search?.[k] ?? '–'}`;
+    console.log(`| ${x.nodes} | ${keys.map(cell).join(' | ')} |`);
   }
 }
 
@@ -204,5 +233,6 @@ if (values.size !== undefined) {
     }
   }
   printTables(rows);
+  printInternals(rows);
   for (const f of failed) console.log(`\n${f}`);
 }
