@@ -68,6 +68,8 @@ interface Row {
   top1: number;
   lookupHops: number;
   messagesPerSearch: number;
+  /** Messages per search by protocol (cidx, the two DHTs, identify, ping). */
+  searchMessagesBy: Record<string, number>;
   phases: Record<string, Phase>;
   afterJoin: Census;
   afterSearch: Census;
@@ -146,6 +148,11 @@ at +0s search users exact concurrency=4
     top1: m['search.top1_agreement'] ?? Number.NaN,
     lookupHops: m['lookup.hops'] ?? Number.NaN,
     messagesPerSearch: m['messages.per_search'] ?? Number.NaN,
+    searchMessagesBy: Object.fromEntries(
+      Object.entries(m)
+        .filter(([k]) => k.startsWith('messages.per_search.'))
+        .map(([k, v]) => [k.slice('messages.per_search.'.length), v]),
+    ),
     phases,
     afterJoin: counts.afterJoin as Census,
     afterSearch: counts.afterSearch as Census,
@@ -173,14 +180,17 @@ function printTables(rows: Row[]): void {
   }
   console.log('');
   console.log(
-    '| nodes | CPU s: join / creates / searches | messages: creates / searches | connections opened / closed per search | searches: CPU off the main thread | GC pauses in the searches (wall ms) | scavenges / mark-compacts in the searches | connections / node after join (max) | after searches (max) | peer-store entries / node after join (max) | after searches (max) | routing-table entries / node (both DHTs) |',
+    '| nodes | CPU s: join / creates / searches | messages: creates / searches | messages per search by protocol | connections opened / closed per search | searches: CPU off the main thread | GC pauses in the searches (wall ms) | scavenges / mark-compacts in the searches | connections / node after join (max) | after searches (max) | peer-store entries / node after join (max) | after searches (max) | routing-table entries / node (both DHTs) |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const x of rows) {
+    const by = Object.entries(x.searchMessagesBy ?? {})
+      .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+      .join(', ');
     const { join: j, create: c, search: s } = x.phases;
     const gcs = s?.gc;
     console.log(
-      `| ${x.nodes} | ${fixed((j?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((c?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((s?.cpuMs ?? Number.NaN) / 1000, 0)} | ${c?.messages ?? '–'} / ${s?.messages ?? '–'} | ${fixed(s ? s.opened / SEARCHES : Number.NaN, 1)} / ${fixed(s ? s.closed / SEARCHES : Number.NaN, 1)} | ${fixed(s ? (100 * (s.cpuMs - s.mainCpuMs)) / s.cpuMs : Number.NaN, 0)}% | ${fixed(gcs?.ms, 0)} | ${gcs?.minor ?? '–'} / ${gcs?.major ?? '–'} | ${fixed(x.afterJoin?.connections, 0)} (${x.afterJoin?.connectionsMax ?? '–'}) | ${fixed(x.afterSearch?.connections, 0)} (${x.afterSearch?.connectionsMax ?? '–'}) | ${fixed(x.afterJoin?.peerStore, 0)} (${x.afterJoin?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.peerStore, 0)} (${x.afterSearch?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.routingTable, 1)} |`,
+      `| ${x.nodes} | ${fixed((j?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((c?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((s?.cpuMs ?? Number.NaN) / 1000, 0)} | ${c?.messages ?? '–'} / ${s?.messages ?? '–'} | ${by} | ${fixed(s ? s.opened / SEARCHES : Number.NaN, 1)} / ${fixed(s ? s.closed / SEARCHES : Number.NaN, 1)} | ${fixed(s ? (100 * (s.cpuMs - s.mainCpuMs)) / s.cpuMs : Number.NaN, 0)}% | ${fixed(gcs?.ms, 0)} | ${gcs?.minor ?? '–'} / ${gcs?.major ?? '–'} | ${fixed(x.afterJoin?.connections, 0)} (${x.afterJoin?.connectionsMax ?? '–'}) | ${fixed(x.afterSearch?.connections, 0)} (${x.afterSearch?.connectionsMax ?? '–'}) | ${fixed(x.afterJoin?.peerStore, 0)} (${x.afterJoin?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.peerStore, 0)} (${x.afterSearch?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.routingTable, 1)} |`,
     );
   }
 }
