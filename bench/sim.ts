@@ -3,7 +3,8 @@
  * process joins the nodes, creates and searches, and reports RSS, time to join and searches per
  * second. Usage: npm run bench:sim [-- 100 500 1000 2000] [--cpu-prof DIR] [--heap-snapshot DIR].
  * One size per child process, so each RSS is that size's alone.
- * BENCH_HEAP_MB sets the child's V8 heap limit (default 12288); BENCH_PROGRESS=1 logs progress.
+ * BENCH_HEAP_MB sets the child's V8 heap limit (default 12288); BENCH_NODE_FLAGS adds Node/V8
+ * flags to the children (e.g. GC settings to compare); BENCH_PROGRESS=1 logs progress.
  *
  * Besides peak RSS it reports the live heap right after the join (after a full GC): what the
  * nodes themselves hold, without the garbage a generous heap limit lets pile up between GCs.
@@ -221,6 +222,7 @@ if (values.size !== undefined) {
       [
         `--max-old-space-size=${process.env.BENCH_HEAP_MB ?? 12288}`,
         '--expose-gc',
+        ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''),
         import.meta.filename,
         '--size',
         String(size),
