@@ -56,6 +56,8 @@ interface Phase {
   /** Connections opened and closed during the phase (swarm-wide, each counted once). */
   opened: number;
   closed: number;
+  /** libp2p's counter-group events during the phase (WireMeter.events), swarm-wide. */
+  events: Record<string, number>;
   gc: GcTotals;
 }
 
@@ -104,6 +106,8 @@ at +0s search users exact concurrency=4
       const m0 = messages();
       const conns = () => swarm()?.meter.connections ?? { opened: 0, closed: 0 };
       const c0 = { ...conns() };
+      const events = () => new Map(swarm()?.meter.events ?? []);
+      const e0 = events();
       const gc0 = gc.totals();
       const cpu0 = process.cpuUsage();
       const main0 = process.threadCpuUsage();
@@ -122,6 +126,9 @@ at +0s search users exact concurrency=4
         messages: messages() - m0,
         opened: conns().opened - c0.opened,
         closed: conns().closed - c0.closed,
+        events: Object.fromEntries(
+          [...events()].map(([k, v]) => [k, v - (e0.get(k) ?? 0)]).filter(([, v]) => v !== 0),
+        ),
         gc: gcDelta(gc.totals(), gc0),
       };
       const s = swarm();
@@ -196,8 +203,31 @@ function printTables(rows: Row[]): void {
   }
 }
 
+/** kad-dht's routing-table events per search (both DHTs): pings of new contacts, failures, adds. */
+function printEvents(rows: Row[]): void {
+  const short = (k: string) => k.replace(/^libp2p_dht_(\w+?)_kad_bucket_events_total:/, '$1 ');
+  const keys = [
+    ...new Set(
+      rows.flatMap((r) =>
+        Object.keys(r.phases.search?.events ?? {}).filter((k) => k.includes('kad_bucket_events')),
+      ),
+    ),
+  ].sort();
+  if (keys.length === 0) return;
+  console.log('');
+  console.log(`| nodes | ${keys.map(short).join(' | ')} (per search) |`);
+  console.log(`|---|${keys.map(() => '---|').join('')}`);
+  for (const x of rows) {
+    const ev = x.phases.search?.events ?? {};
+    console.log(
+      `| ${x.nodes} | ${keys.map((k) => fixed((ev[k] ?? 0) / SEARCHES, 1)).join(' | ')} |`,
+    );
+  }
+}
+
 /** Largest libp2p / kad-dht queue lengths and abort listeners on a node, while creating / searching. */
 function printInternals(rows: Row[]): void {
+  printEvents(rows);
   const keys = [...new Set(rows.flatMap((r) => Object.keys(r.during?.search ?? {})))];
   if (keys.length === 0) return;
   console.log('');

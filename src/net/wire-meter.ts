@@ -29,6 +29,12 @@ export class WireMeter {
   readonly #traffic = new Map<string, ProtocolTraffic>();
   /** Connections whose upgrade began (dialling end) and those of them closed since. */
   readonly connections = { opened: 0, closed: 0 };
+  /**
+   * What libp2p's components count in their counter groups, summed over the swarm by
+   * `metric:label` — e.g. kad-dht's routing-table events (peer added, ping of a new contact
+   * and its failure), which say what a lookup's side work costs.
+   */
+  readonly events = new Map<string, number>();
 
   /** The factory to pass as libp2p's `metrics` option. */
   readonly component = (): Metrics => {
@@ -40,7 +46,8 @@ export class WireMeter {
       registerMetric: register,
       registerMetricGroup: register,
       registerCounter: register,
-      registerCounterGroup: register,
+      registerCounterGroup: (name: string, options?: { calculate?: unknown }) =>
+        options?.calculate === undefined ? this.#counterGroup(name) : undefined,
       registerHistogram: register,
       registerHistogramGroup: register,
       registerSummary: register,
@@ -66,6 +73,17 @@ export class WireMeter {
       bytes += t.bytes;
     }
     return { streams, sends, bytes };
+  }
+
+  #counterGroup(name: string) {
+    // Metric names carry the DHT's prefix (libp2p_dht_profiles_…): one entry per DHT.
+    const count = (values: Record<string, number | boolean>) => {
+      for (const [label, v] of Object.entries(values)) {
+        const key = `${name}:${label}`;
+        this.events.set(key, (this.events.get(key) ?? 0) + (v === true ? 1 : Number(v) || 0));
+      }
+    };
+    return { ...NOOP_METRIC, increment: count };
   }
 
   #trackConnection(conn: MultiaddrConnection): void {
