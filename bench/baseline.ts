@@ -12,13 +12,13 @@
  * --size replaces the corpus with synthetic profiles of that many attributes (queries as large).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runScenario } from '../sim/interpreter.ts';
 import { parseScenario } from '../sim/scenario.ts';
 import { runChild } from './child.ts';
+import { profiled } from './cpu-sampling.ts';
 import { DATA_DIR } from './eval/publish.ts';
 
 const { values } = parseArgs({
@@ -119,22 +119,6 @@ at +0s update communities perturb keep=0.9
     if (/^(bytes|messages)\.per_(search|create|update)\./.test(k)) metrics[k] = v;
   metrics['cpu.search_s'] = searchCpuS;
   process.stdout.write(`${JSON.stringify({ mode, ms: Date.now() - t0, metrics })}\n`);
-}
-
-/** Samples the CPU while `run` runs and writes the profile when it ends. */
-async function profiled(out: string, run: () => Promise<void>): Promise<void> {
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  try {
-    await run();
-  } finally {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(out, JSON.stringify(profile));
-    session.disconnect();
-    process.stderr.write(`CPU profile of the searches: ${out}\n`);
-  }
 }
 
 if (values.one !== undefined) {

@@ -1,12 +1,15 @@
 /**
  * node bench/cpu-profile.ts <file.cpuprofile> [--top 30] [--callers <text> [--depth 6]]
- *                                        [--inside <text>]
+ *                                        [--inside <text>] [--compare <other.cpuprofile>]
  * Summarises a V8 CPU profile (from `node --cpu-prof` or `bench:baseline --cpu-prof`) as
  * markdown: where the time went by package, the functions with the most self time, and the
  * share spent in cidx's own code. --callers lists the call chains (--depth frames deep) into
  * the functions whose name or file contains <text>; --inside gives the share of the time spent
- * in such functions and everything they call (comma-separated texts: one line each). DevTools
- * shows the same profile as a flame chart; these tables are what docs/BENCHMARKS.md records.
+ * in such functions and everything they call (comma-separated texts: one line each).
+ * --compare puts a second profile (e.g. the same workload on a larger swarm) beside the first:
+ * each row's share in both and their ratio, rows ordered by how much share they gained, so what
+ * grows with the swarm comes first. DevTools shows the same profile as a flame chart; these
+ * tables are what docs/BENCHMARKS.md records.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -34,25 +37,15 @@ const { values, positionals } = parseArgs({
     callers: { type: 'string' },
     depth: { type: 'string', default: '6' },
     inside: { type: 'string' },
+    compare: { type: 'string' },
   },
 });
 if (positionals.length !== 1) {
   process.stderr.write(
-    'usage: node bench/cpu-profile.ts <file.cpuprofile> [--top 30] [--callers <text> [--depth 6]] [--inside <text>[,<text>…]]\n',
+    'usage: node bench/cpu-profile.ts <file.cpuprofile> [--top 30] [--callers <text> [--depth 6]] [--inside <text>[,<text>…]] [--compare <other.cpuprofile>]\n',
   );
   process.exit(2);
 }
-const profile = JSON.parse(readFileSync(positionals[0] as string, 'utf8')) as Profile;
-const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-const parent = new Map<number, number>();
-for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-
-const selfTime = new Map<number, number>();
-profile.samples.forEach((id, i) => {
-  selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
-});
-const total = [...selfTime.values()].reduce((a, b) => a + b, 0);
-const pct = (t: number) => `${((100 * t) / total).toFixed(1)}%`;
 
 /** The package a frame belongs to: an npm package, a node: module, cidx's own folder, or V8. */
 function packageOf(url: string, fn: string): string {
@@ -68,69 +61,153 @@ function packageOf(url: string, fn: string): string {
 }
 const where = (f: CallFrame) => `${f.url.split('/').at(-1)}:${f.lineNumber + 1}`;
 const name = (f: CallFrame) => f.functionName || '(anonymous)';
-
-function table(title: string, rows: Map<string, number>, limit: number): string[] {
-  const sorted = [...rows].sort((a, b) => b[1] - a[1]).slice(0, limit);
-  return [
-    `| ${title} | self time |`,
-    '|---|---|',
-    ...sorted.map(([k, t]) => `| ${k} | ${pct(t)} |`),
-    '',
-  ];
-}
 const add = (m: Map<string, number>, k: string, t: number) => m.set(k, (m.get(k) ?? 0) + t);
 
-const byPackage = new Map<string, number>();
-const byFunction = new Map<string, number>();
-let own = 0;
-for (const [id, t] of selfTime) {
-  const f = (nodes.get(id) as ProfileNode).callFrame;
-  const pkg = packageOf(f.url, f.functionName);
-  add(byPackage, pkg, t);
-  add(byFunction, `${name(f)} (${pkg}, ${where(f)})`, t);
-  if (pkg.startsWith('cidx ')) own += t;
-}
-const top = Number(values.top);
-const out = [
-  `${(total / 1e6).toFixed(1)} s sampled; self time in cidx's own code: ${pct(own)}.`,
-  '',
-  ...table('package', byPackage, top),
-  ...table('function', byFunction, top),
-];
+class Summary {
+  readonly nodes: Map<number, ProfileNode>;
+  readonly parent = new Map<number, number>();
+  readonly selfTime = new Map<number, number>();
+  readonly byPackage = new Map<string, number>();
+  readonly byFunction = new Map<string, number>();
+  readonly total: number;
+  own = 0;
 
-if (values.callers !== undefined) {
-  const text = values.callers;
-  const chains = new Map<string, number>();
-  for (const [id, t] of selfTime) {
-    const f = (nodes.get(id) as ProfileNode).callFrame;
-    if (!`${f.functionName} ${f.url}`.includes(text)) continue;
-    const chain: string[] = [];
-    for (
-      let p = parent.get(id);
-      p !== undefined && chain.length < Number(values.depth);
-      p = parent.get(p)
-    ) {
-      const pf = (nodes.get(p) as ProfileNode).callFrame;
-      chain.push(`${name(pf)}@${where(pf)}`);
+  constructor(file: string) {
+    const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+    this.nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+    for (const n of profile.nodes) for (const c of n.children ?? []) this.parent.set(c, n.id);
+    profile.samples.forEach((id, i) => {
+      add(this.selfTime as Map<never, number>, id as never, profile.timeDeltas[i] ?? 0);
+    });
+    this.total = [...this.selfTime.values()].reduce((a, b) => a + b, 0);
+    for (const [id, t] of this.selfTime) {
+      const f = this.frame(id);
+      const pkg = packageOf(f.url, f.functionName);
+      add(this.byPackage, pkg, t);
+      add(this.byFunction, `${name(f)} (${pkg}, ${where(f)})`, t);
+      if (pkg.startsWith('cidx ')) this.own += t;
     }
-    add(chains, chain.join(' < '), t);
   }
-  out.push(...table(`callers of ${text}`, chains, 15));
-}
-if (values.inside !== undefined) {
-  // Total time: samples with a matching frame anywhere on their stack, each counted once.
-  for (const text of values.inside.split(',')) {
+
+  frame(id: number): CallFrame {
+    return (this.nodes.get(id) as ProfileNode).callFrame;
+  }
+
+  share(t: number): number {
+    return t / this.total;
+  }
+
+  /** Time in samples with a frame matching `text` anywhere on their stack, each counted once. */
+  inside(text: string): number {
     let t = 0;
-    for (const [id, st] of selfTime) {
-      for (let p: number | undefined = id; p !== undefined; p = parent.get(p)) {
-        const f = (nodes.get(p) as ProfileNode).callFrame;
+    for (const [id, st] of this.selfTime) {
+      for (let p: number | undefined = id; p !== undefined; p = this.parent.get(p)) {
+        const f = this.frame(p);
         if (`${f.functionName} ${f.url}`.includes(text)) {
           t += st;
           break;
         }
       }
     }
-    out.push(`inside ${text}: ${pct(t)}`);
+    return t;
+  }
+
+  callers(text: string, depth: number): Map<string, number> {
+    const chains = new Map<string, number>();
+    for (const [id, t] of this.selfTime) {
+      const f = this.frame(id);
+      if (!`${f.functionName} ${f.url}`.includes(text)) continue;
+      const chain: string[] = [];
+      for (
+        let p = this.parent.get(id);
+        p !== undefined && chain.length < depth;
+        p = this.parent.get(p)
+      ) {
+        const pf = this.frame(p);
+        chain.push(`${name(pf)}@${where(pf)}`);
+      }
+      add(chains, chain.join(' < '), t);
+    }
+    return chains;
+  }
+}
+
+const pct = (share: number) => `${(100 * share).toFixed(1)}%`;
+
+function table(s: Summary, title: string, rows: Map<string, number>, limit: number): string[] {
+  const sorted = [...rows].sort((a, b) => b[1] - a[1]).slice(0, limit);
+  return [
+    `| ${title} | self time |`,
+    '|---|---|',
+    ...sorted.map(([k, t]) => `| ${k} | ${pct(s.share(t))} |`),
+    '',
+  ];
+}
+
+/** Rows of both profiles, ordered by the share gained from the first to the second. */
+function sideBySide(
+  a: Summary,
+  b: Summary,
+  title: string,
+  rowsA: Map<string, number>,
+  rowsB: Map<string, number>,
+  limit: number,
+): string[] {
+  const keys = new Set([...rowsA.keys(), ...rowsB.keys()]);
+  const rows = [...keys].map((k) => {
+    const sa = a.share(rowsA.get(k) ?? 0);
+    const sb = b.share(rowsB.get(k) ?? 0);
+    return { k, sa, sb };
+  });
+  rows.sort((x, y) => y.sb - y.sa - (x.sb - x.sa));
+  const ratio = (r: { sa: number; sb: number }) =>
+    r.sa === 0 ? '–' : `${(r.sb / r.sa).toFixed(2)}×`;
+  return [
+    `| ${title} | first | second | second / first |`,
+    '|---|---|---|---|',
+    ...rows.slice(0, limit).map((r) => `| ${r.k} | ${pct(r.sa)} | ${pct(r.sb)} | ${ratio(r)} |`),
+    '',
+  ];
+}
+
+const first = new Summary(positionals[0] as string);
+const top = Number(values.top);
+const out: string[] = [];
+if (values.compare === undefined) {
+  out.push(
+    `${(first.total / 1e6).toFixed(1)} s sampled; self time in cidx's own code: ${pct(first.share(first.own))}.`,
+    '',
+    ...table(first, 'package', first.byPackage, top),
+    ...table(first, 'function', first.byFunction, top),
+  );
+  if (values.callers !== undefined) {
+    const chains = first.callers(values.callers, Number(values.depth));
+    out.push(...table(first, `callers of ${values.callers}`, chains, 15));
+  }
+  for (const text of values.inside?.split(',') ?? []) {
+    out.push(`inside ${text}: ${pct(first.share(first.inside(text)))}`);
+  }
+} else {
+  const second = new Summary(values.compare);
+  out.push(
+    `first: ${(first.total / 1e6).toFixed(1)} s sampled; second: ${(second.total / 1e6).toFixed(1)} s sampled. Shares of each profile's samples, rows ordered by the share they gained.`,
+    '',
+    ...sideBySide(first, second, 'package', first.byPackage, second.byPackage, top),
+    ...sideBySide(first, second, 'function', first.byFunction, second.byFunction, top),
+  );
+  if (values.callers !== undefined) {
+    const d = Number(values.depth);
+    const ca = first.callers(values.callers, d);
+    const cb = second.callers(values.callers, d);
+    out.push(...sideBySide(first, second, `callers of ${values.callers}`, ca, cb, 15));
+  }
+  if (values.inside !== undefined) {
+    out.push('| inside | first | second | second / first |', '|---|---|---|---|');
+    for (const text of values.inside.split(',')) {
+      const sa = first.share(first.inside(text));
+      const sb = second.share(second.inside(text));
+      out.push(`| ${text} | ${pct(sa)} | ${pct(sb)} | ${(sb / sa).toFixed(2)}× |`);
+    }
   }
 }
 process.stdout.write(`${out.join('\n')}\n`);

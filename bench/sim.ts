@@ -1,20 +1,85 @@
 /**
  * npm run bench:sim — how far the in-process simulator scales: for each swarm size, a fresh
  * process joins the nodes, creates and searches, and reports RSS, time to join and searches per
- * second. Usage: npm run bench:sim [-- 100 500 1000 2000]. One size per child process, so each
- * RSS is that size's alone.
- * BENCH_HEAP_MB sets the child's V8 heap limit (default 12288).
+ * second. Usage: npm run bench:sim [-- 100 500 1000 2000] [--cpu-prof DIR] [--heap-snapshot DIR].
+ * One size per child process, so each RSS is that size's alone.
+ * BENCH_HEAP_MB sets the child's V8 heap limit (default 12288); BENCH_NODE_FLAGS adds Node/V8
+ * flags to the children (e.g. GC settings to compare); BENCH_PROGRESS=1 logs progress.
+ *
  * Besides peak RSS it reports the live heap right after the join (after a full GC): what the
  * nodes themselves hold, without the garbage a generous heap limit lets pile up between GCs.
+ * CPU per message is the process's CPU time (user + system, every thread: main loop and GC
+ * helpers) during a command divided by the messages sent during it (every protocol, the
+ * swarm's WireMeter): the design asks nothing of a message that grows with the swarm, so its
+ * ratio between sizes of one run says whether something else does. The second table holds what
+ * helps find it: connections, peer-store and routing-table entries per node, GC pauses; the
+ * third, the longest queues and most abort listeners any node had while the creates / the
+ * searches ran.
+ * --cpu-prof DIR samples the CPU during the searches of each size (DIR/search-<size>.cpuprofile,
+ * read with `node bench/cpu-profile.ts`); --heap-snapshot DIR writes DIR/join-<size>.heapsnapshot
+ * after the join (small sizes only: a snapshot needs several times the live heap).
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { writeHeapSnapshot } from 'node:v8';
 import { runScenario } from '../sim/interpreter.ts';
 import { parseScenario } from '../sim/scenario.ts';
+import { InProcessSwarm } from '../sim/swarm.ts';
+import { profiled } from './cpu-sampling.ts';
+import {
+  type Census,
+  census,
+  GcClock,
+  type GcTotals,
+  gcDelta,
+  sampleInternals,
+} from './swarm-census.ts';
 
 const SEARCHES = 50;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    size: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    'heap-snapshot': { type: 'string' },
+  },
+});
+
+interface Phase {
+  cpuMs: number;
+  /** CPU of the main thread alone; the rest is V8's helper threads (GC) and libuv's pool. */
+  mainCpuMs: number;
+  messages: number;
+  /** Connections opened and closed during the phase (swarm-wide, each counted once). */
+  opened: number;
+  closed: number;
+  /** libp2p's counter-group events during the phase (WireMeter.events), swarm-wide. */
+  events: Record<string, number>;
+  gc: GcTotals;
+}
+
+interface Row {
+  nodes: number;
+  peakRssMb: number;
+  liveHeapMb: number;
+  joinS: number;
+  createS: number;
+  searchesPerS: number;
+  top1: number;
+  lookupHops: number;
+  messagesPerSearch: number;
+  /** Messages per search by protocol (cidx, the two DHTs, identify, ping). */
+  searchMessagesBy: Record<string, number>;
+  phases: Record<string, Phase>;
+  afterJoin: Census;
+  afterSearch: Census;
+  /** Largest queues and abort listeners on any node while the creates / searches ran. */
+  during: Record<string, Record<string, number>>;
+}
 
 async function one(size: number): Promise<void> {
   const text = `
@@ -29,71 +94,192 @@ at +0s search users exact concurrency=4
 `;
   const file = join(tmpdir(), `bench-sim-${size}.scenario`);
   writeFileSync(file, text);
+  const gc = new GcClock();
   let liveHeapMb = Number.NaN;
+  const phases: Record<string, Phase> = {};
+  const during: Record<string, Record<string, number>> = {};
+  const counts: Partial<Record<'afterJoin' | 'afterSearch', Census>> = {};
   const report = await runScenario(parseScenario(text, file), {
     file,
     progress: process.env.BENCH_PROGRESS === '1',
-    aroundCommand: async (command, run) => {
-      await run();
-      if (command !== 'join') return;
-      (globalThis as { gc?: () => void }).gc?.();
-      liveHeapMb = process.memoryUsage().heapUsed / 2 ** 20;
+    aroundCommand: async (command, run, anySwarm) => {
+      const swarm = () => {
+        const s = anySwarm();
+        return s instanceof InProcessSwarm ? s : undefined;
+      };
+      const messages = () => swarm()?.meter.total().messages ?? 0;
+      const m0 = messages();
+      const conns = () => swarm()?.meter.connections ?? { opened: 0, closed: 0 };
+      const c0 = { ...conns() };
+      const events = () => new Map(swarm()?.meter.events ?? []);
+      const e0 = events();
+      const gc0 = gc.totals();
+      const cpu0 = process.cpuUsage();
+      const main0 = process.threadCpuUsage();
+      const prof = values['cpu-prof'];
+      const s0 = swarm();
+      const sampling = s0 && command !== 'join' ? sampleInternals(s0) : undefined;
+      await (command === 'search' && prof
+        ? profiled(join(prof, `search-${size}.cpuprofile`), run)
+        : run());
+      const cpu = process.cpuUsage(cpu0);
+      if (sampling) during[command] = sampling();
+      const main = process.threadCpuUsage(main0);
+      phases[command] = {
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        mainCpuMs: (main.user + main.system) / 1000,
+        messages: messages() - m0,
+        opened: conns().opened - c0.opened,
+        closed: conns().closed - c0.closed,
+        events: Object.fromEntries(
+          [...events()].map(([k, v]) => [k, v - (e0.get(k) ?? 0)]).filter(([, v]) => v !== 0),
+        ),
+        gc: gcDelta(gc.totals(), gc0),
+      };
+      const s = swarm();
+      if (command === 'join') {
+        (globalThis as { gc?: () => void }).gc?.();
+        liveHeapMb = process.memoryUsage().heapUsed / 2 ** 20;
+        const snap = values['heap-snapshot'];
+        if (snap) writeHeapSnapshot(join(snap, `join-${size}.heapsnapshot`));
+        if (s) counts.afterJoin = await census(s);
+      }
+      if (command === 'search' && s) counts.afterSearch = await census(s);
     },
   });
+  gc.stop();
   const m = report.metrics;
   const search = report.timeline.find((t) => t.command.includes('search'));
   const create = report.timeline.find((t) => t.command.includes('create'));
-  const row = {
-    nodes: m['nodes.alive'],
-    peakRssMb: m['memory.peak_rss_mb'],
+  const row: Row = {
+    nodes: m['nodes.alive'] ?? 0,
+    peakRssMb: m['memory.peak_rss_mb'] ?? 0,
     liveHeapMb,
     joinS: (m['time.join_ms'] ?? 0) / 1000,
     createS: (create?.durationMs ?? 0) / 1000,
     searchesPerS: search ? SEARCHES / (search.durationMs / 1000) : 0,
-    top1: m['search.top1_agreement'],
-    lookupHops: m['lookup.hops'],
-    messagesPerSearch: m['messages.per_search'],
+    top1: m['search.top1_agreement'] ?? Number.NaN,
+    lookupHops: m['lookup.hops'] ?? Number.NaN,
+    messagesPerSearch: m['messages.per_search'] ?? Number.NaN,
+    searchMessagesBy: Object.fromEntries(
+      Object.entries(m)
+        .filter(([k]) => k.startsWith('messages.per_search.'))
+        .map(([k, v]) => [k.slice('messages.per_search.'.length), v]),
+    ),
+    phases,
+    afterJoin: counts.afterJoin as Census,
+    afterSearch: counts.afterSearch as Census,
+    during,
   };
   process.stdout.write(`${JSON.stringify(row)}\n`);
 }
 
-const sizeArg = process.argv.indexOf('--size');
-if (sizeArg >= 0) {
-  await one(Number(process.argv[sizeArg + 1]));
-} else {
-  const sizes = process.argv
-    .slice(2)
-    .map(Number)
-    .filter((n) => n > 0);
-  console.log(`# bench:sim — ${new Date().toISOString()}\n`);
+const perMessage = (p: Phase | undefined) =>
+  p === undefined || p.messages === 0 ? Number.NaN : p.cpuMs / p.messages;
+const fixed = (x: number | undefined, d: number) =>
+  x === undefined || Number.isNaN(x) ? '–' : x.toFixed(d);
+
+function printTables(rows: Row[]): void {
   console.log(
-    '| nodes | peak RSS (MiB) | live heap after join (MiB) | join (s) | 50 creates (s) | searches / s | top-1 agreement | lookup hops | messages / search |',
+    '| nodes | peak RSS (MiB) | live heap after join (MiB) | live heap / node (KiB) | join (s) | 50 creates (s) | searches / s | top-1 agreement | lookup hops | messages / search | CPU ms / message, creates | CPU ms / message, searches | × the smallest size |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  const base = perMessage(rows[0]?.phases.search);
+  for (const x of rows) {
+    const s = perMessage(x.phases.search);
+    console.log(
+      `| ${x.nodes} | ${x.peakRssMb} | ${fixed(x.liveHeapMb, 0)} | ${fixed((x.liveHeapMb * 1024) / x.nodes, 0)} | ${fixed(x.joinS, 0)} | ${fixed(x.createS, 0)} | ${fixed(x.searchesPerS, 2)} | ${fixed(x.top1, 3)} | ${fixed(x.lookupHops, 2)} | ${fixed(x.messagesPerSearch, 0)} | ${fixed(perMessage(x.phases.create), 2)} | ${fixed(s, 2)} | ${fixed(s / base, 2)} |`,
+    );
+  }
+  console.log('');
+  console.log(
+    '| nodes | CPU s: join / creates / searches | messages: creates / searches | messages per search by protocol | connections opened / closed per search | searches: CPU off the main thread | GC pauses in the searches (wall ms) | scavenges / mark-compacts in the searches | connections / node after join (max) | after searches (max) | peer-store entries / node after join (max) | after searches (max) | routing-table entries / node (both DHTs) |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const x of rows) {
+    const by = Object.entries(x.searchMessagesBy ?? {})
+      .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+      .join(', ');
+    const { join: j, create: c, search: s } = x.phases;
+    const gcs = s?.gc;
+    console.log(
+      `| ${x.nodes} | ${fixed((j?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((c?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((s?.cpuMs ?? Number.NaN) / 1000, 0)} | ${c?.messages ?? '–'} / ${s?.messages ?? '–'} | ${by} | ${fixed(s ? s.opened / SEARCHES : Number.NaN, 1)} / ${fixed(s ? s.closed / SEARCHES : Number.NaN, 1)} | ${fixed(s ? (100 * (s.cpuMs - s.mainCpuMs)) / s.cpuMs : Number.NaN, 0)}% | ${fixed(gcs?.ms, 0)} | ${gcs?.minor ?? '–'} / ${gcs?.major ?? '–'} | ${fixed(x.afterJoin?.connections, 0)} (${x.afterJoin?.connectionsMax ?? '–'}) | ${fixed(x.afterSearch?.connections, 0)} (${x.afterSearch?.connectionsMax ?? '–'}) | ${fixed(x.afterJoin?.peerStore, 0)} (${x.afterJoin?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.peerStore, 0)} (${x.afterSearch?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.routingTable, 1)} |`,
+    );
+  }
+}
+
+/** kad-dht's routing-table events per search (both DHTs): pings of new contacts, failures, adds. */
+function printEvents(rows: Row[]): void {
+  const short = (k: string) => k.replace(/^libp2p_dht_(\w+?)_kad_bucket_events_total:/, '$1 ');
+  const keys = [
+    ...new Set(
+      rows.flatMap((r) =>
+        Object.keys(r.phases.search?.events ?? {}).filter((k) => k.includes('kad_bucket_events')),
+      ),
+    ),
+  ].sort();
+  if (keys.length === 0) return;
+  console.log('');
+  console.log(`| nodes | ${keys.map(short).join(' | ')} (per search) |`);
+  console.log(`|---|${keys.map(() => '---|').join('')}`);
+  for (const x of rows) {
+    const ev = x.phases.search?.events ?? {};
+    console.log(
+      `| ${x.nodes} | ${keys.map((k) => fixed((ev[k] ?? 0) / SEARCHES, 1)).join(' | ')} |`,
+    );
+  }
+}
+
+/** Largest libp2p / kad-dht queue lengths and abort listeners on a node, while creating / searching. */
+function printInternals(rows: Row[]): void {
+  printEvents(rows);
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r.during?.search ?? {})))];
+  if (keys.length === 0) return;
+  console.log('');
+  console.log(`| nodes | ${keys.join(' | ')} |`);
+  console.log(`|---|${keys.map(() => '---|').join('')}`);
+  for (const x of rows) {
+    const cell = (k: string) => `${x.during?.create?.[k] ?? '–'} / ${x.during?.search?.[k] ?? '–'}`;
+    console.log(`| ${x.nodes} | ${keys.map(cell).join(' | ')} |`);
+  }
+}
+
+if (values.size !== undefined) {
+  await one(Number(values.size));
+} else {
+  const sizes = positionals.map(Number).filter((n) => n > 0);
+  console.log(`# bench:sim — ${new Date().toISOString()}\n`);
+  const rows: Row[] = [];
+  const failed: string[] = [];
   for (const size of sizes.length > 0 ? sizes : [100, 500, 1000, 2000]) {
     const r = spawnSync(
       process.execPath,
       [
         `--max-old-space-size=${process.env.BENCH_HEAP_MB ?? 12288}`,
         '--expose-gc',
+        ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''),
         import.meta.filename,
         '--size',
         String(size),
+        ...(values['cpu-prof'] ? ['--cpu-prof', values['cpu-prof']] : []),
+        ...(values['heap-snapshot'] ? ['--heap-snapshot', values['heap-snapshot']] : []),
       ],
       {
         encoding: 'utf8',
+        maxBuffer: 1 << 24,
         stdio: ['ignore', 'pipe', 'inherit'],
         timeout: 3 * 3_600_000,
       },
     );
     const line = r.stdout.trim().split('\n').pop() ?? '';
     try {
-      const x = JSON.parse(line);
-      console.log(
-        `| ${x.nodes} | ${x.peakRssMb} | ${x.liveHeapMb.toFixed(0)} | ${x.joinS.toFixed(0)} | ${x.createS.toFixed(0)} | ${x.searchesPerS.toFixed(2)} | ${x.top1?.toFixed(3)} | ${x.lookupHops?.toFixed(2)} | ${x.messagesPerSearch?.toFixed(0)} |`,
-      );
+      rows.push(JSON.parse(line) as Row);
+      process.stderr.write(`${line}\n`);
     } catch {
-      console.log(`| ${size} | failed (exit ${r.status ?? r.signal}) | | | | | | | |`);
+      failed.push(`${size} nodes: failed (exit ${r.status ?? r.signal})`);
     }
   }
+  printTables(rows);
+  printInternals(rows);
+  for (const f of failed) console.log(`\n${f}`);
 }

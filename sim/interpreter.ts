@@ -46,8 +46,15 @@ export interface RunOptions {
    * in a simulation reads them.
    */
   stackTraces?: boolean;
-  /** Called around every `at` command, e.g. to profile only the searches. */
-  aroundCommand?: (command: string, run: () => Promise<void>) => Promise<void>;
+  /**
+   * Called around every `at` command, e.g. to profile only the searches; `swarm` gives the
+   * swarm (once the first join made it), for benches that read its meter or its nodes.
+   */
+  aroundCommand?: (
+    command: string,
+    run: () => Promise<void>,
+    swarm: () => SimSwarm | undefined,
+  ) => Promise<void>;
   /** The swarm the commands drive (default: in-process nodes over the memory transport). */
   swarm?: SwarmMode;
   /**
@@ -217,7 +224,9 @@ export class Run implements RunContext {
     const run = async () => {
       note = await spec.run(command, this);
     };
-    await (this.opts.aroundCommand ? this.opts.aroundCommand(command.kind, run) : run());
+    await (this.opts.aroundCommand
+      ? this.opts.aroundCommand(command.kind, run, () => this.swarm)
+      : run());
     const entry = {
       t: began - this.startedAt,
       line: this.#statement?.line ?? 0,

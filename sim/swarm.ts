@@ -72,7 +72,8 @@ class InProcessPeer implements SimPeer {
 
 export class InProcessSwarm implements SimSwarm {
   readonly #peers: InProcessPeer[] = [];
-  readonly #meter = new WireMeter();
+  /** Every node's wire traffic, connections and libp2p counter groups (benches read it). */
+  readonly meter = new WireMeter();
   readonly #counters: SwarmCounters = {
     notifications: 0,
     lookups: { count: 0, messages: 0, hops: 0, ms: 0 },
@@ -151,7 +152,7 @@ export class InProcessSwarm implements SimSwarm {
       limits: { inboxCapacity: 1000, inboxFilterCells: 1 << 14, ...this.#config.node.limits },
       simulation: true,
       ...(this.#config.node.dht === undefined ? {} : { dht: this.#config.node.dht }),
-      metrics: this.#meter.component,
+      metrics: this.meter.component,
       onLookup: (_dht, s: LookupStats) => {
         c.lookups.count++;
         c.lookups.messages += s.messages;
@@ -228,7 +229,7 @@ export class InProcessSwarm implements SimSwarm {
   }
 
   async traffic(): Promise<Record<string, ProtocolTraffic>> {
-    return this.#meter.snapshot();
+    return this.meter.snapshot();
   }
 
   async counters(): Promise<SwarmCounters> {

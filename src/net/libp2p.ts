@@ -24,6 +24,7 @@ import type { Datastore } from 'interface-datastore';
 import { createLibp2p, type Libp2p } from 'libp2p';
 import { ParamsError } from '../keys/params.ts';
 import { SETTINGS } from '../settings/table.ts';
+import { fastClosestPeers } from './kad-closest.ts';
 import { slowClosestPeerTagging } from './kad-internals.ts';
 import { connectionGater, type HostTransport, natServices, transports } from './platform.ts';
 import { ADDRESSES_DHT_PROTOCOL, PROFILES_DHT_PROTOCOL } from './protocols.ts';
@@ -244,6 +245,10 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
     // Checked at start (kadInternalsMissing): a node warns if the tagger was not found.
     slowClosestPeerTagging(host.services.profiles);
     slowClosestPeerTagging(host.services.addresses);
+    // The same answers as kad-dht's scan of the whole table, for a few buckets' work: in one
+    // process every node's FIND_NODE answers add up (src/net/kad-closest.ts).
+    fastClosestPeers(host.services.profiles);
+    fastClosestPeers(host.services.addresses);
   }
   return host;
 }
