@@ -1,4 +1,4 @@
-import type { PeerId } from '@libp2p/interface';
+import type { Connection, PeerId } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { lpStream } from '@libp2p/utils';
 import type { Multiaddr } from '@multiformats/multiaddr';
@@ -65,15 +65,23 @@ export class IndexClient {
     const limit = deadline(this.#opts.timeoutMs, outer);
     try {
       const id = peerIdOf(peer);
-      await this.#connect(peer, id, limit.signal);
-      return await this.#exchange(peer, id, req, bytes, limit.signal);
+      const dialled = await this.#connect(peer, id, limit.signal);
+      return await this.#exchange(dialled ?? peer, id, req, bytes, limit.signal);
     } finally {
       limit.clear();
     }
   }
 
-  /** A dial when no connection is open, at the dial deadline (and its duration observed). */
-  async #connect(peer: PeerId | Multiaddr, id: string | undefined, outer: AbortSignal) {
+  /**
+   * A dial when no connection is open, at the dial deadline (and its duration observed); the
+   * connection it opened, on which the request then goes: libp2p would not open a stream on a
+   * relayed (limited) connection it is asked to find again, and would dial a second one.
+   */
+  async #connect(
+    peer: PeerId | Multiaddr,
+    id: string | undefined,
+    outer: AbortSignal,
+  ): Promise<Connection | undefined> {
     const rt = this.#opts.roundTrips;
     if (rt === undefined || id === undefined) return;
     if (this.#libp2p.getConnections(peerIdFromString(id)).length > 0) return;
@@ -81,8 +89,9 @@ export class IndexClient {
     const phase = deadline(ms, outer);
     const t0 = performance.now();
     try {
-      await this.#libp2p.dial(peer, { signal: phase.signal });
+      const conn = await this.#libp2p.dial(peer, { signal: phase.signal });
       rt.dial.done(performance.now() - t0);
+      return conn;
     } catch (err) {
       if (phase.signal.aborted && !outer.aborted) rt.dial.timedOut(ms);
       throw err;
@@ -93,7 +102,7 @@ export class IndexClient {
 
   /** One stream: write the request, read the answer, at the request deadline of the peer. */
   async #exchange(
-    peer: PeerId | Multiaddr,
+    peer: PeerId | Multiaddr | Connection,
     id: string | undefined,
     req: Request,
     bytes: Uint8Array,
@@ -107,10 +116,15 @@ export class IndexClient {
     try {
       // A peer that cannot be dialled is reached through a relay, on a connection the relay
       // bounds in time and bytes (libp2p calls it limited); a request fits in those bounds.
-      const stream = await this.#libp2p.dialProtocol(peer, INDEX_PROTOCOL, {
-        signal,
-        runOnLimitedConnection: true,
-      });
+      const options = { signal, runOnLimitedConnection: true };
+      const stream =
+        'newStream' in peer && peer.status === 'open'
+          ? await peer.newStream(INDEX_PROTOCOL, options)
+          : await this.#libp2p.dialProtocol(
+              'newStream' in peer ? peer.remotePeer : peer,
+              INDEX_PROTOCOL,
+              options,
+            );
       try {
         const lp = lpStream(stream, { maxDataLength: this.#opts.maxFrameBytes });
         await lp.write(bytes, { signal });

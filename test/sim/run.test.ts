@@ -261,12 +261,16 @@ describe('what a mode can run', () => {
 
   it.each([
     [
-      'in-process',
-      'at 0s freeze 10%',
-      'freeze needs --processes or --netns (this run: in-process nodes)',
+      'processes',
+      'network latency=50ms',
+      'network needs in-process nodes (this run: --processes)',
     ],
-    ['processes', 'at 0s partition 50% for 1m', 'partition needs --netns (this run: --processes)'],
-    ['processes', 'at 0s heal', 'heal needs --netns (this run: --processes)'],
+    [
+      'processes',
+      'at 0s partition 50% for 1m',
+      'partition needs in-process nodes or --netns (this run: --processes)',
+    ],
+    ['processes', 'at 0s heal', 'heal needs in-process nodes or --netns (this run: --processes)'],
     [
       'endpoints',
       'at 0s join 3',
@@ -278,7 +282,7 @@ describe('what a mode can run', () => {
     [
       'endpoints',
       'at 0s freeze 1 for 1s',
-      'freeze needs --processes or --netns (this run: --endpoints)',
+      'freeze needs in-process nodes or --processes or --netns (this run: --endpoints)',
     ],
   ] as const)('%s refuses %j before the run, naming its line', async (mode, line, message) => {
     const file = scenario(`refused-${mode}`, `seed 1\n\n${line}\n`);
