@@ -72,7 +72,7 @@ export function networkReport(
     partitions: partitions.all.map((p) => ({
       n: p.n,
       began: p.began,
-      ...(p.ended === undefined ? {} : { ended: p.ended }),
+      ended: p.ended,
       minority: p.nodes.minority,
       majority: p.nodes.majority,
     })),

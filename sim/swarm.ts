@@ -151,7 +151,7 @@ export class InProcessSwarm implements SimSwarm {
       // 1 MiB duplicate filters on thousands of nodes would be most of the memory of a run.
       limits: { inboxCapacity: 1000, inboxFilterCells: 1 << 14, ...this.#config.node.limits },
       simulation: true,
-      ...(this.#config.node.dht === undefined ? {} : { dht: this.#config.node.dht }),
+      dht: this.#config.node.dht,
       metrics: this.meter.component,
       onLookup: (_dht, s: LookupStats) => {
         c.lookups.count++;
