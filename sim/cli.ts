@@ -30,7 +30,7 @@ export interface SimOptions {
 }
 
 /** The exit code of a run stopped by a signal: 128 + SIGINT. */
-export const INTERRUPTED = 130;
+const INTERRUPTED = 130;
 
 /**
  * 0 when every expect holds, 1 when one fails, 2 on a scenario error (message with file:line),

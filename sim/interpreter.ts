@@ -180,7 +180,7 @@ export class Run implements RunContext {
             this.timeline.push({
               ...entry,
               durationMs: Date.now() - began,
-              ...(note === undefined ? {} : { note }),
+              note,
             }),
           (err: unknown) =>
             this.timeline.push({

@@ -48,7 +48,7 @@ export const CAPABILITIES: Record<ModeName, ReadonlySet<Capability>> = {
 };
 
 /** The modes that can do `cap`, as a user asks for them. */
-export function whereAvailable(cap: Capability): string {
+function whereAvailable(cap: Capability): string {
   const modes = (Object.keys(CAPABILITIES) as ModeName[]).filter((m) => CAPABILITIES[m].has(cap));
   return modes.map((m) => HOW[m]).join(' or ');
 }

@@ -30,7 +30,7 @@ export function addNetworkMetrics(net: SwarmNetwork, m: Record<string, number>):
 }
 
 /** One line saying what the model adds to the wire. */
-export function describeNetwork(net: SwarmNetwork): string {
+function describeNetwork(net: SwarmNetwork): string {
   const { spec } = net;
   const parts: string[] = [];
   if (spec.regions !== undefined) {
@@ -72,7 +72,7 @@ export function networkReport(
     partitions: partitions.all.map((p) => ({
       n: p.n,
       began: p.began,
-      ...(p.ended === undefined ? {} : { ended: p.ended }),
+      ended: p.ended,
       minority: p.nodes.minority,
       majority: p.nodes.majority,
     })),

@@ -5,7 +5,7 @@
  */
 
 /** Searches made from one side while a partition lasted. */
-export interface SideSearches {
+interface SideSearches {
   count: number;
   /** Returned at least one community. */
   resolved: number;

@@ -50,17 +50,17 @@ export async function collectMetrics(run: Run): Promise<Record<string, number>> 
   }
   if (swarm) {
     let bytes = 0;
-    let sends = 0;
+    let messages = 0;
     for (const [proto, t] of Object.entries(await swarm.traffic())) {
       const short = shortProtocolName(proto);
       m[`traffic.${short}.bytes`] = t.bytes;
-      m[`traffic.${short}.messages`] = t.sends;
+      m[`traffic.${short}.messages`] = t.messages;
       m[`traffic.${short}.streams`] = t.streams;
       bytes += t.bytes;
-      sends += t.sends;
+      messages += t.messages;
     }
     m['traffic.total.bytes'] = bytes;
-    m['traffic.total.messages'] = sends;
+    m['traffic.total.messages'] = messages;
   }
   if (swarm?.network) addNetworkMetrics(swarm.network, m);
   Object.assign(m, run.partitions.metrics());

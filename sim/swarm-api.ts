@@ -7,7 +7,7 @@
  * which statements each allows: sim/modes.ts.
  */
 import type { SwarmParams } from '../src/index/swarm.ts';
-import type { ProtocolTraffic } from '../src/net/wire-meter.ts';
+import type { StreamTraffic } from '../src/net/wire-meter.ts';
 import type { NodeOptions } from '../src/node/config.ts';
 import type { Profile } from '../src/profile/profile.ts';
 import type { NetworkStats } from './network/member.ts';
@@ -65,7 +65,7 @@ export interface SimSwarm {
    * Wire traffic per protocol id, all nodes, since the start (a node that left or crashed
    * counts with what it had sent when last asked).
    */
-  traffic(): Promise<Record<string, ProtocolTraffic>>;
+  traffic(): Promise<Record<string, StreamTraffic>>;
   counters(): Promise<SwarmCounters>;
   /** Where nodes are processes of their own: each live one's memory, each start's time. */
   processes?(): Promise<ProcessFigures>;

@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import type { LookupStats } from '../src/net/closest.ts';
-import { type ProtocolTraffic, WireMeter } from '../src/net/wire-meter.ts';
+import { type StreamTraffic, WireMeter } from '../src/net/wire-meter.ts';
 import { CidxNode } from '../src/node/node.ts';
 import type { Profile } from '../src/profile/profile.ts';
 import type { NetworkStats } from './network/member.ts';
@@ -151,7 +151,7 @@ export class InProcessSwarm implements SimSwarm {
       // 1 MiB duplicate filters on thousands of nodes would be most of the memory of a run.
       limits: { inboxCapacity: 1000, inboxFilterCells: 1 << 14, ...this.#config.node.limits },
       simulation: true,
-      ...(this.#config.node.dht === undefined ? {} : { dht: this.#config.node.dht }),
+      dht: this.#config.node.dht,
       metrics: this.meter.component,
       onLookup: (_dht, s: LookupStats) => {
         c.lookups.count++;
@@ -228,7 +228,7 @@ export class InProcessSwarm implements SimSwarm {
     for (const p of own) p.frozen = false;
   }
 
-  async traffic(): Promise<Record<string, ProtocolTraffic>> {
+  async traffic(): Promise<Record<string, StreamTraffic>> {
     return this.meter.snapshot();
   }
 

@@ -17,7 +17,7 @@ export const check: CommandSpec<Check> = {
     if (what === 'gone') return { kind: 'check-gone' };
     if (what !== 'findable') p.fail(`unknown check "${what}" (findable, gone)`);
     const { sample } = p.options({ sample: 'int' });
-    return { kind: 'check-findable', ...(sample !== undefined ? { sample } : {}) };
+    return { kind: 'check-findable', sample };
   },
   async run(c, ctx) {
     ctx.liveSwarm();

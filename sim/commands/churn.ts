@@ -49,7 +49,7 @@ export const churn: CommandSpec<Churn> = {
       if (kv.search !== undefined) {
         m.search = {
           dataset: p.dataset(scope.datasets, kv.search),
-          ...(kv.label !== undefined ? { label: kv.label } : {}),
+          label: kv.label,
         };
       } else if (kv.label !== undefined) p.fail('label= needs search=<dataset>');
     } else {
@@ -86,7 +86,7 @@ export const churn: CommandSpec<Churn> = {
                   exact: true,
                   from: { kind: 'all' },
                   concurrency: 4,
-                  ...(label !== undefined ? { label } : {}),
+                  label,
                 },
                 ctx,
                 `search ${dataset} during churn`,

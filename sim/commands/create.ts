@@ -29,8 +29,8 @@ export const create: CommandSpec<Create> = {
       kind: 'create',
       dataset,
       from: kv.from ?? { kind: 'all' },
-      ...(kv.limit !== undefined ? { limit: kv.limit } : {}),
-      ...(kv.label !== undefined ? { label: kv.label } : {}),
+      limit: kv.limit,
+      label: kv.label,
       concurrency: kv.concurrency ?? 1,
     };
   },

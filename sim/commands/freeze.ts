@@ -22,8 +22,7 @@ export const freeze: CommandSpec<Freeze> = {
     const w = p.options({ which: 'string' }).which ?? 'random';
     const which =
       w === 'random' || w === 'holders' ? w : p.fail('which= must be random or holders');
-    const forMs = optionalFor(p);
-    return { kind: 'freeze', amount, which, ...(forMs === undefined ? {} : { forMs }) };
+    return { kind: 'freeze', amount, which, forMs: optionalFor(p) };
   },
   async run(c, ctx) {
     const swarm = ctx.liveSwarm();

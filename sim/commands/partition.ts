@@ -19,8 +19,7 @@ export const partition: CommandSpec<Partition> = {
   needs: 'partition',
   parse(p) {
     const amount = p.amount();
-    const forMs = optionalFor(p);
-    return { kind: 'partition', amount, ...(forMs === undefined ? {} : { forMs }) };
+    return { kind: 'partition', amount, forMs: optionalFor(p) };
   },
   async run(c, ctx) {
     const swarm = ctx.liveSwarm();

@@ -42,9 +42,9 @@ export const search: CommandSpec<Search> = {
       exact,
       from: kv.from ?? { kind: 'all' },
       concurrency: kv.concurrency ?? 1,
-      ...(kv.k !== undefined ? { k: kv.k } : {}),
-      ...(kv.limit !== undefined ? { limit: kv.limit } : {}),
-      ...(kv.label !== undefined ? { label: kv.label } : {}),
+      k: kv.k,
+      limit: kv.limit,
+      label: kv.label,
     };
   },
   run: (c, ctx) => runSearch(c, ctx, ctx.text),

@@ -29,7 +29,7 @@ export const update: CommandSpec<Update> = {
         kind: 'update',
         dataset,
         source: { kind: 'perturb', keep: kv.keep, noise: kv.noise ?? 0 },
-        ...(kv.label !== undefined ? { label: kv.label } : {}),
+        label: kv.label,
       };
     }
     const kv = p.options({ label: 'string' });
@@ -37,7 +37,7 @@ export const update: CommandSpec<Update> = {
       kind: 'update',
       dataset,
       source: { kind: 'file', path: what },
-      ...(kv.label !== undefined ? { label: kv.label } : {}),
+      label: kv.label,
     };
   },
   async run(c, ctx) {

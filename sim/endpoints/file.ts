@@ -76,8 +76,7 @@ export function readEndpoints(file: string, envToken?: string): Endpoint[] {
       if (!TOKEN.test(token))
         fail(line, 'a token is 16 to 1024 printable characters without spaces');
     }
-    const t = token ?? envToken;
-    out.push({ line, url, ...(t === undefined ? {} : { token: t }) });
+    out.push({ line, url, token: token ?? envToken });
   });
   if (out.length === 0) fail(undefined, 'no endpoints (one JSON-RPC URL a line)');
   return out;

@@ -6,7 +6,7 @@
  */
 import pLimit from 'p-limit';
 import { CidxClient, CidxHttpError, type NodeInfoResult } from '../../src/client/index.ts';
-import type { ProtocolTraffic } from '../../src/net/wire-meter.ts';
+import type { StreamTraffic } from '../../src/net/wire-meter.ts';
 import { ScenarioError, type Statement } from '../language.ts';
 import { RpcPeer } from '../remote/peer.ts';
 import { gather, sumCounters, sumTraffic } from '../remote/tally.ts';
@@ -20,7 +20,7 @@ const CONNECT_MS = 15_000;
 
 export class EndpointsSwarm implements SimSwarm {
   readonly #peers: RpcPeer[];
-  #baseTraffic: Record<string, ProtocolTraffic> = {};
+  #baseTraffic: Record<string, StreamTraffic> = {};
   #baseCounters: SwarmCounters = sumCounters([]);
 
   private constructor(peers: RpcPeer[]) {
@@ -105,15 +105,14 @@ export class EndpointsSwarm implements SimSwarm {
   /** The nodes keep running: the run only stops talking to them. */
   async stop(): Promise<void> {}
 
-  async traffic(): Promise<Record<string, ProtocolTraffic>> {
+  async traffic(): Promise<Record<string, StreamTraffic>> {
     const now = sumTraffic(await gather(this.#peers));
-    const out: Record<string, ProtocolTraffic> = {};
+    const out: Record<string, StreamTraffic> = {};
     for (const [proto, t] of Object.entries(now)) {
-      const b = this.#baseTraffic[proto] ?? { streams: 0, messages: 0, sends: 0, bytes: 0 };
+      const b = this.#baseTraffic[proto] ?? { streams: 0, messages: 0, bytes: 0 };
       out[proto] = {
         streams: t.streams - b.streams,
         messages: t.messages - b.messages,
-        sends: t.sends - b.sends,
         bytes: t.bytes - b.bytes,
       };
     }

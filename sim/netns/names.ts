@@ -52,8 +52,8 @@ export function pidAlive(pid: number): boolean {
  * so it is unlikely to be a real network of the machine. A run takes one /20 slot of it
  * (4093 hosts); 32 slots let concurrent runs each have their own.
  */
-export const RANGE_BASE = ipToInt('198.18.0.0');
-export const SLOT_BITS = 20;
+const RANGE_BASE = ipToInt('198.18.0.0');
+const SLOT_BITS = 20;
 export const SLOT_COUNT = 1 << (SLOT_BITS - 15);
 const SLOT_SIZE = 1 << (32 - SLOT_BITS);
 

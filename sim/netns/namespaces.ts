@@ -26,7 +26,7 @@ function namespaceInode(name: string): number | undefined {
 }
 
 /** The pids of processes living in any of these namespaces. */
-export function pidsIn(names: readonly string[]): number[] {
+function pidsIn(names: readonly string[]): number[] {
   const inodes = new Set<string>();
   for (const n of names) {
     const ino = namespaceInode(n);

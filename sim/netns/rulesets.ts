@@ -7,7 +7,7 @@
 import { ipToInt } from './names.ts';
 
 /** The partition table in the switch namespace (bridge family: it sees frames between ports). */
-export const PARTITION_TABLE = 'bridge cidx_partition';
+const PARTITION_TABLE = 'bridge cidx_partition';
 
 /** `table X` creates it if absent, so the `delete` that follows never fails. */
 function replaceTable(table: string, body: string | undefined): string {
@@ -54,7 +54,7 @@ export function healRuleset(): string {
   return replaceTable(PARTITION_TABLE, undefined);
 }
 
-export const NAT_TABLE = 'ip cidx_nat';
+const NAT_TABLE = 'ip cidx_nat';
 
 export interface PortForward {
   /** Port on the router's public address. */

@@ -10,7 +10,6 @@ import type { Member, MemberOptions, NetworkConfig, NetworkStats } from './membe
 import { NetworkModel } from './model.ts';
 import { SimTransport, type SimTransportComponents } from './transport.ts';
 
-export { NetworkConfigError } from './member.ts';
 export type { MemberOptions, NetworkConfig, NetworkStats };
 
 /** What a joining node builds its host with. */

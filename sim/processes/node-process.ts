@@ -98,10 +98,7 @@ export class NodeProcess {
    * reached through a port forward on the router's address (NatRouter.forward).
    */
   clientAt(url: string): CidxClient {
-    return new CidxClient(url, {
-      ...(this.#rpcTimeoutMs === undefined ? {} : { timeoutMs: this.#rpcTimeoutMs }),
-      ...(this.#token === undefined ? {} : { token: this.#token }),
-    });
+    return new CidxClient(url, { timeoutMs: this.#rpcTimeoutMs, token: this.#token });
   }
 
   get running(): boolean {

@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
-import type { ProtocolTraffic } from '../../src/net/wire-meter.ts';
+import type { StreamTraffic } from '../../src/net/wire-meter.ts';
 import { type Host, NetnsNetwork } from '../netns/index.ts';
 import type { Rng } from '../random.ts';
 import { RpcPeer } from '../remote/peer.ts';
@@ -261,7 +261,7 @@ export class ProcessSwarm implements SimSwarm {
     }
   }
 
-  async traffic(): Promise<Record<string, ProtocolTraffic>> {
+  async traffic(): Promise<Record<string, StreamTraffic>> {
     return sumTraffic(await gather(this.#peers));
   }
 

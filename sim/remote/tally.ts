@@ -5,7 +5,7 @@
  */
 import pLimit from 'p-limit';
 import type { StatsResult } from '../../src/client/index.ts';
-import type { ProtocolTraffic } from '../../src/net/wire-meter.ts';
+import type { StreamTraffic } from '../../src/net/wire-meter.ts';
 import type { SwarmCounters } from '../swarm-api.ts';
 import type { RpcPeer } from './peer.ts';
 
@@ -19,14 +19,13 @@ export async function gather(peers: readonly RpcPeer[]): Promise<StatsResult[]> 
   return all.filter((s): s is StatsResult => s !== undefined);
 }
 
-export function sumTraffic(stats: readonly StatsResult[]): Record<string, ProtocolTraffic> {
-  const out: Record<string, ProtocolTraffic> = {};
+export function sumTraffic(stats: readonly StatsResult[]): Record<string, StreamTraffic> {
+  const out: Record<string, StreamTraffic> = {};
   for (const s of stats)
     for (const [proto, t] of Object.entries(s.wire ?? {})) {
-      const o = out[proto] ?? { streams: 0, messages: 0, sends: 0, bytes: 0 };
+      const o = out[proto] ?? { streams: 0, messages: 0, bytes: 0 };
       o.streams += t.streams;
-      o.messages += t.sends;
-      o.sends += t.sends;
+      o.messages += t.messages;
       o.bytes += t.bytes;
       out[proto] = o;
     }

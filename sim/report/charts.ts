@@ -5,6 +5,7 @@
 import * as vega from 'vega';
 import type { TopLevelSpec } from 'vega-lite';
 import * as vl from 'vega-lite';
+import type { StreamTraffic } from '../../src/net/wire-meter.ts';
 import type { SimReport } from './types.ts';
 
 const WIDTH = 500;
@@ -155,9 +156,7 @@ function loadChart(load: readonly number[]): TopLevelSpec {
   };
 }
 
-function protocolChart(
-  protocols: [string, { streams: number; sends: number; bytes: number }][],
-): TopLevelSpec {
+function protocolChart(protocols: [string, StreamTraffic][]): TopLevelSpec {
   return {
     title: 'Bytes per protocol',
     width: WIDTH,

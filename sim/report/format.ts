@@ -1,4 +1,4 @@
-/** How numbers, byte counts and durations read in the reports; nearest-rank percentiles. */
+/** How numbers, byte counts and durations read in the reports. */
 
 const GROUPED = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
@@ -40,19 +40,3 @@ export function formatDuration(ms: number): string {
 }
 
 export const seconds = (ms: number) => (ms / 1000).toFixed(3);
-
-/**
- * Nearest-rank percentile: the ⌈p·n/100⌉-th smallest value, i.e. the smallest value with at
- * least p % of the values at or below it (p50 of 1..100 is 50, p99 is 99, p100 the maximum).
- * Always one of the values, never an interpolation. Undefined for no values.
- */
-export function percentile(values: readonly number[], p: number): number | undefined {
-  return percentileOfSorted(Float64Array.from(values).sort(), p);
-}
-
-export function percentileOfSorted(sorted: Float64Array, p: number): number | undefined {
-  if (sorted.length === 0) return undefined;
-  // p·n before the division keeps integer ranks exact (0.29 · 100 is 28.999…).
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p * sorted.length) / 100)));
-  return sorted[rank - 1];
-}

@@ -101,10 +101,10 @@ function trafficSection({ series }: SimReport): Section {
   );
   if (entries.length === 0)
     return { title: 'Traffic per protocol', text: 'No traffic was recorded.', parts: [] };
-  const total = { streams: 0, sends: 0, bytes: 0 };
+  const total = { streams: 0, messages: 0, bytes: 0 };
   for (const [, t] of entries) {
     total.streams += t.streams;
-    total.sends += t.sends;
+    total.messages += t.messages;
     total.bytes += t.bytes;
   }
   const share = (bytes: number) =>
@@ -112,7 +112,7 @@ function trafficSection({ series }: SimReport): Section {
   const row = (name: string, t: typeof total) => [
     name,
     formatNumber(t.streams),
-    formatNumber(t.sends),
+    formatNumber(t.messages),
     formatBytes(t.bytes),
     share(t.bytes),
   ];
@@ -121,7 +121,7 @@ function trafficSection({ series }: SimReport): Section {
     parts: [
       {
         table: {
-          head: ['protocol', 'streams', 'sends', 'bytes', 'share of bytes'],
+          head: ['protocol', 'streams', 'messages', 'bytes', 'share of bytes'],
           numeric: [false, true, true, true, true],
           rows: [...entries.map(([name, t]) => row(name, t)), row('total', total)],
         },

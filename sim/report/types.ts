@@ -1,4 +1,5 @@
 /** What a simulator run produces; `writeReports` renders it as JSON, Markdown and HTML. */
+import type { StreamTraffic } from '../../src/net/wire-meter.ts';
 import type { NetworkStats } from '../network/member.ts';
 
 /** The network model a run's nodes used. */
@@ -65,6 +66,6 @@ export interface SimReport {
     /** Index entries held by each live node when the report was made. */
     loadPerNode: number[];
     /** Wire traffic per libp2p protocol id. */
-    protocols: Record<string, { streams: number; sends: number; bytes: number }>;
+    protocols: Record<string, StreamTraffic>;
   };
 }

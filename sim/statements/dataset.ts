@@ -65,15 +65,12 @@ export const dataset: StatementSpec<DatasetStatement> = {
       kind: 'dataset',
       name,
       source,
-      ...(range.offset !== undefined ? { offset: range.offset } : {}),
-      ...(range.limit !== undefined ? { limit: range.limit } : {}),
+      offset: range.offset,
+      limit: range.limit,
     };
   },
   async run(s, run) {
-    const range = {
-      ...(s.offset !== undefined ? { offset: s.offset } : {}),
-      ...(s.limit !== undefined ? { limit: s.limit } : {}),
-    };
+    const range = { offset: s.offset, limit: s.limit };
     run.datasets.set(s.name, await run.load(s.name, s.source, range));
   },
 };

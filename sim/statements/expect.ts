@@ -43,7 +43,7 @@ export const report: StatementSpec<{ kind: 'report' }> = {
 };
 
 /** `==` allows a relative 1e-9, so computed shares compare equal to their decimal. */
-export function compare(a: number, op: Op, b: number): boolean {
+function compare(a: number, op: Op, b: number): boolean {
   switch (op) {
     case '<':
       return a < b;

@@ -39,8 +39,8 @@ export async function runNode(config: NodeConfig): Promise<void> {
       node = await CidxNode.create(
         {
           ...nodeOptions(config),
-          ...(swarmKey === undefined ? {} : { swarmKey }),
-          ...(metrics ? { onServed: metrics.served } : {}),
+          swarmKey,
+          onServed: metrics?.served,
           ...counters.nodeOptions(metrics?.libp2pMetrics()),
         },
         storage,
@@ -76,8 +76,8 @@ export async function runNode(config: NodeConfig): Promise<void> {
       maxBodyBytes: config.rpcMaxBodyBytes,
       starting: true,
       vhosts: config.rpcVhosts,
-      ...(config.rpcToken !== undefined ? { token: config.rpcToken } : {}),
-      ...(metrics ? { metrics } : {}),
+      token: config.rpcToken,
+      metrics,
       counters,
     });
     await node.start();

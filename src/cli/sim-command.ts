@@ -84,9 +84,9 @@ Examples:
         processes: o.processes === true,
         netns: o.netns === true,
         nodeMetrics: o.nodeMetrics === true,
-        ...(o.endpoints !== undefined ? { endpoints: o.endpoints } : {}),
-        ...(o.out !== undefined ? { out: o.out } : {}),
-        ...(o.seed !== undefined ? { seed: o.seed } : {}),
+        endpoints: o.endpoints,
+        out: o.out,
+        seed: o.seed,
       });
       // Interrupted: the report is written and every node gone; what the stopped command left
       // running (a timer, a call to a node that is no more) must not keep the process up.

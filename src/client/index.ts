@@ -70,7 +70,7 @@ export class CidxClient {
       timeoutMs: opts.timeoutMs ?? 120_000,
       maxResponseBytes: opts.maxResponseBytes ?? 16 * 1024 * 1024,
       fetch: opts.fetch ?? globalThis.fetch.bind(globalThis),
-      ...(opts.token !== undefined ? { token: opts.token } : {}),
+      token: opts.token,
     };
   }
 
@@ -84,12 +84,8 @@ export class CidxClient {
     opts: { signal?: AbortSignal } = {},
   ): Promise<MethodResult<M>> {
     const id = this.#nextId++;
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method,
-      ...(params === undefined ? {} : { params }),
-    });
+    // JSON leaves an undefined `params` out.
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method, params });
     const { status, text } = await request(this.#t, `${this.url}/`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json' },

@@ -68,7 +68,7 @@ export async function request(
     const res = await o.fetch(url, {
       method: init.method,
       headers: { ...authHeaders(o.token), ...init.headers },
-      ...(init.body !== undefined ? { body: init.body } : {}),
+      body: init.body,
       signal,
     });
     const text = await readLimited(res, o.maxResponseBytes);

@@ -25,7 +25,7 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
 }
 
 /** The first 8 and last 4 characters of a long id; the full one stays in `title`. */
-export function shortId(id: string): string {
+function shortId(id: string): string {
   return id.length > 16 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id;
 }
 

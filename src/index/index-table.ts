@@ -6,9 +6,6 @@ import type {
   TombstoneRecord,
 } from './records.ts';
 
-// src/node/create.ts takes `hex` from here.
-export { hex } from '../util/bytes.ts';
-
 /**
  * What one owner key may hold on this node: a peer can mint keys freely, but each key's share
  * is bounded, so a single identity cannot fill a node's table or crowd out one key's entries.

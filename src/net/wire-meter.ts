@@ -15,11 +15,6 @@ export interface StreamTraffic extends TrafficCounters {
   streams: number;
 }
 
-/** What `snapshot` gives: the report's tables still read the message count as `sends`. */
-export interface ProtocolTraffic extends StreamTraffic {
-  sends: number;
-}
-
 const noop = () => {};
 const NOOP_METRIC = {
   update: noop,
@@ -74,8 +69,8 @@ export class WireMeter {
     return sum;
   }
 
-  snapshot(): Record<string, ProtocolTraffic> {
-    return Object.fromEntries([...this.#traffic].map(([k, v]) => [k, { ...v, sends: v.messages }]));
+  snapshot(): Record<string, StreamTraffic> {
+    return Object.fromEntries([...this.#traffic].map(([k, v]) => [k, { ...v }]));
   }
 
   #counterGroup(name: string) {

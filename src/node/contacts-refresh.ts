@@ -39,7 +39,7 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** The owned communities whose defaulted contacts differ from `addrs`. */
-export function staleContacts(ctx: NodeContext, addrs: readonly string[]): string[] {
+function staleContacts(ctx: NodeContext, addrs: readonly string[]): string[] {
   return ctx.owned
     .all()
     .filter((c) => c.dissolved === undefined && c.defaultContacts === true)

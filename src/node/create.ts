@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import { publicKeyToProtobuf } from '@libp2p/crypto/keys';
 import type { NotificationKind } from '../index/inbox.ts';
-import { hex } from '../index/index-table.ts';
 import type { SignedBlob } from '../index/records.ts';
 import { indexKeys } from '../keys/index-keys.ts';
 import {
@@ -18,6 +17,7 @@ import {
 } from '../net/records.ts';
 import { FieldError } from '../profile/errors.ts';
 import type { Profile } from '../profile/profile.ts';
+import { hex } from '../util/bytes.ts';
 import { verifyBest } from './claims.ts';
 import type { NodeContext } from './context.ts';
 import { NetworkError } from './errors.ts';

@@ -357,7 +357,7 @@ export class Holders {
 }
 
 /** An answer that holds something: records, summaries, or (a probe's) a count of them. */
-export function holdsSomething(res: OkResponse): boolean {
+function holdsSomething(res: OkResponse): boolean {
   return (res.recs?.length ?? 0) + (res.sums?.length ?? 0) + (res.held ?? 0) > 0;
 }
 

@@ -177,10 +177,8 @@ export interface Traffic {
 }
 
 /** Traffic of one libp2p protocol this node sent: streams it opened, messages and bytes. */
-export interface WireTraffic {
+export interface WireTraffic extends Traffic {
   streams: number;
-  sends: number;
-  bytes: number;
 }
 
 /** What a node process counts besides its RPC calls (absent from nodes run as a library). */

@@ -112,19 +112,13 @@ export function createRpcServer(
 
   add('community.create', async (p) => {
     const profile = profileParam(p.profile, limits);
-    const r = await node.create(profile, {
-      ...(p.contacts !== undefined ? { contacts: p.contacts } : {}),
-      ...(p.notify !== undefined ? { notify: p.notify } : {}),
-    });
+    const r = await node.create(profile, { contacts: p.contacts, notify: p.notify });
     return { id: r.id, version: r.version, similar: r.similar, notified: r.notified, keys: r.keys };
   });
 
   add('community.update', async (p) => {
     const profile = profileParam(p.profile, limits);
-    const r = await node.update(p.id, profile, {
-      ...(p.contacts !== undefined ? { contacts: p.contacts } : {}),
-      ...(p.notify !== undefined ? { notify: p.notify } : {}),
-    });
+    const r = await node.update(p.id, profile, { contacts: p.contacts, notify: p.notify });
     return { id: r.id, version: r.version, similar: r.similar, notified: r.notified, keys: r.keys };
   });
 
@@ -147,17 +141,13 @@ export function createRpcServer(
 
   add('community.search', async (p) => {
     const profile = profileParam(p.profile, limits);
-    const results = await node.search(profile, p.k !== undefined ? { k: p.k } : {});
+    const results = await node.search(profile, { k: p.k });
     return { results: results.map(resultJson) };
   });
 
   add('community.join', async (p) => {
     const profile = profileParam(p.profile, limits);
-    const r = await node.join(profile, {
-      ...(p.minFreq !== undefined ? { minFreq: p.minFreq } : {}),
-      ...(p.minSize !== undefined ? { minSize: p.minSize } : {}),
-      ...(p.k !== undefined ? { k: p.k } : {}),
-    });
+    const r = await node.join(profile, { minFreq: p.minFreq, minSize: p.minSize, k: p.k });
     return {
       interests: r.interests.map((i) => ({
         profile: i.profile.toJSON(),

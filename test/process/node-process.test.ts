@@ -96,7 +96,7 @@ describe('three cidx node processes on 127.0.0.1, driven through JSON-RPC', () =
     const wire = s.wire ?? {};
     for (const proto of ['/cidx/index/1.0.0', '/cidx/profiles/kad/1.0.0', '/ipfs/id/1.0.0'])
       expect(wire[proto]?.bytes, proto).toBeGreaterThan(0);
-    expect(wire['/cidx/index/1.0.0']?.sends).toBeGreaterThanOrEqual(s.messages.sent.messages);
+    expect(wire['/cidx/index/1.0.0']?.messages).toBeGreaterThanOrEqual(s.messages.sent.messages);
     expect(s.searches?.count).toBe(1);
     expect(s.searches?.requests).toBeGreaterThan(0);
     expect(s.lookups?.count).toBeGreaterThan(0);
@@ -112,20 +112,20 @@ describe('three cidx node processes on 127.0.0.1, driven through JSON-RPC', () =
   });
 
   it('node.republish puts back what the node owns, now', async () => {
-    const cidxSends = async (n: NodeProcess) =>
-      (await client(n).stats()).wire?.['/cidx/index/1.0.0']?.sends ?? 0;
-    const sentByA = await cidxSends(a);
+    const cidxMessages = async (n: NodeProcess) =>
+      (await client(n).stats()).wire?.['/cidx/index/1.0.0']?.messages ?? 0;
+    const sentByA = await cidxMessages(a);
     expect(await client(a).nodeRepublish()).toEqual({
       communities: 1,
       tombstones: 0,
       failedKeys: 0,
     });
-    expect(await cidxSends(a)).toBeGreaterThan(sentByA);
+    expect(await cidxMessages(a)).toBeGreaterThan(sentByA);
     expect((await client(b).nodeRepublish()).communities).toBe(1);
     // c owns nothing: its round sends nothing (what c sends otherwise answers a's and b's).
-    const sentByC = await cidxSends(c);
+    const sentByC = await cidxMessages(c);
     expect((await client(c).nodeRepublish()).communities).toBe(0);
-    expect(await cidxSends(c)).toBe(sentByC);
+    expect(await cidxMessages(c)).toBe(sentByC);
   });
 
   it('answers not-owner, unknown-community and bad-params errors with the contract codes', async () => {

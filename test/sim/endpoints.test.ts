@@ -98,6 +98,7 @@ expect nodes.alive == 3
     const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as SimReport;
     expect(report.scenario.mode).toBe('endpoints');
     expect(report.metrics['traffic.cidx.bytes']).toBeGreaterThan(0);
+    expect(report.metrics['traffic.cidx.messages']).toBeGreaterThan(0);
     expect(report.metrics['bytes.per_search']).toBeGreaterThan(0);
     // Owners round-robin over the three: each created two, the token node too.
     const made = (await calls()).map((c) => c['community.create']);

@@ -111,9 +111,9 @@ function sampleReport(): SimReport {
       ],
       loadPerNode: [50, 48, 61, 55, 40, 70, 52, 49, 58, 60, 44, 53],
       protocols: {
-        '/cidx/index/1.0.0': { streams: 400, sends: 800, bytes: 600_000 },
-        '/cidx/profiles/kad/1.0.0': { streams: 300, sends: 600, bytes: 300_000 },
-        '/evil/<script>x</script>': { streams: 10, sends: 20, bytes: 100_000 },
+        '/cidx/index/1.0.0': { streams: 400, messages: 800, bytes: 600_000 },
+        '/cidx/profiles/kad/1.0.0': { streams: 300, messages: 600, bytes: 300_000 },
+        '/evil/<script>x</script>': { streams: 10, messages: 20, bytes: 100_000 },
       },
     },
   };

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { SimNetwork } from '../../../sim/network/network.ts';
-import { hex } from '../../../src/index/index-table.ts';
 import { indexKeys } from '../../../src/keys/index-keys.ts';
 import type { CidxNode } from '../../../src/node/node.ts';
 import { parseProfile } from '../../../src/profile/parse.ts';
+import { hex } from '../../../src/util/bytes.ts';
 import { stopAll, waitFor } from '../../support/swarm.ts';
 import { cidxNode } from './hosts.ts';
 
