@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // Every temporary file of the run under one directory, removed at the end.
+    globalSetup: ['test/support/temp-root.ts'],
     include: ['test/**/*.test.ts'],
     // Long experiments: vitest.slow.config.ts (`npm run test:slow`).
     exclude: ['test/slow/**', '**/node_modules/**'],

@@ -11,9 +11,9 @@
  * run, and writes a .cpuprofile that Chrome DevTools or `node bench/cpu-profile.ts` reads.
  * --size replaces the corpus with synthetic profiles of that many attributes (queries as large).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runScenario } from '../sim/interpreter.ts';
 import { parseScenario } from '../sim/scenario.ts';
@@ -94,6 +94,7 @@ at +0s search users exact concurrency=4
 at +0s update communities perturb keep=0.9
 `;
   const file = join(mkdtempSync(join(tmpdir(), 'cidx-baseline-')), `${mode}.scenario`);
+  process.on('exit', () => rmSync(dirname(file), { recursive: true, force: true }));
   writeFileSync(file, text);
   const t0 = Date.now();
   const profile = mode === 'lsh' ? values['cpu-prof'] : undefined;

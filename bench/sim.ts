@@ -20,7 +20,7 @@
  * after the join (small sizes only: a snapshot needs several times the live heap).
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -94,6 +94,7 @@ at +0s search users exact concurrency=4
 `;
   const file = join(tmpdir(), `bench-sim-${size}.scenario`);
   writeFileSync(file, text);
+  process.on('exit', () => rmSync(file, { force: true }));
   const gc = new GcClock();
   let liveHeapMb = Number.NaN;
   const phases: Record<string, Phase> = {};

@@ -13,7 +13,7 @@
  * table row. BENCH_HEAP_MB sets the child's V8 heap limit (default 12288); BENCH_PROGRESS=1
  * shows progress.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runScenario } from '../sim/interpreter.ts';
@@ -59,6 +59,7 @@ async function child(): Promise<void> {
   const text = scenarioText();
   const file = join(tmpdir(), `bench-wan-${process.pid}.scenario`);
   writeFileSync(file, text);
+  process.on('exit', () => rmSync(file, { force: true }));
   let searchCpuS = 0;
   let load = 0;
   const report = await runScenario(parseScenario(text, file), {

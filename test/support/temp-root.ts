@@ -1,0 +1,20 @@
+/**
+ * vitest globalSetup: the whole run writes its temporary files under one directory of its own
+ * (TMPDIR, which os.tmpdir() reads and every spawned `cidx node` inherits), removed when the
+ * run ends, whether its tests passed or failed — a test that forgets a directory, or dies before
+ * its cleanup, leaves nothing behind.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export default function setup(): () => void {
+  const before = process.env.TMPDIR;
+  const root = mkdtempSync(join(tmpdir(), 'cidx-test-'));
+  process.env.TMPDIR = root;
+  return () => {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+    rmSync(root, { recursive: true, force: true });
+  };
+}
