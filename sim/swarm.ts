@@ -1,15 +1,8 @@
-/**
- * The in-process swarm: real CidxNode instances in one process (plaintext, yamux), their
- * connections crossing the simulated network (sim/network/: delays, bandwidth, regions,
- * partitions; nothing added without a `network` statement), started and stopped by the
- * scenario. Nothing is mocked: the code under test is the code a `cidx node` process runs.
- */
-import { setTimeout as sleep } from 'node:timers/promises';
-import pLimit from 'p-limit';
 import type { LookupStats } from '../src/net/closest.ts';
 import { type StreamTraffic, WireMeter } from '../src/net/wire-meter.ts';
 import { CidxNode } from '../src/node/node.ts';
 import type { Profile } from '../src/profile/profile.ts';
+import { startInTurn } from './join-order.ts';
 import type { NetworkStats } from './network/member.ts';
 import { SimNetwork } from './network/network.ts';
 import type { Rng } from './random.ts';
@@ -110,26 +103,16 @@ export class InProcessSwarm implements SimSwarm {
   }
 
   async join(count: number, everyMs: number, onJoined?: () => void): Promise<SimPeer[]> {
-    const limit = pLimit(everyMs > 0 ? 64 : 8);
-    const started: Promise<SimPeer>[] = [];
-    // The first node of a swarm starts alone: nodes started together would each find no live
-    // node to bootstrap to, and stay islands.
-    const first = this.alive().length === 0 && count > 0 ? await this.#startOne() : undefined;
-    if (first !== undefined) {
-      onJoined?.();
-      started.push(Promise.resolve(first));
-    }
-    for (let i = started.length; i < count; i++) {
-      if (i > 0 && everyMs > 0) await sleep(everyMs);
-      started.push(
-        limit(async () => {
-          const peer = await this.#startOne();
-          onJoined?.();
-          return peer;
-        }),
-      );
-    }
-    return Promise.all(started);
+    return startInTurn(
+      {
+        count,
+        everyMs,
+        concurrency: everyMs > 0 ? 64 : 8,
+        empty: this.alive().length === 0,
+      },
+      () => this.#startOne(),
+      onJoined,
+    );
   }
 
   async #startOne(): Promise<InProcessPeer> {

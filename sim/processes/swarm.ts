@@ -9,9 +9,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import pLimit from 'p-limit';
 import type { StreamTraffic } from '../../src/net/wire-meter.ts';
+import { startInTurn } from '../join-order.ts';
 import { type Host, NetnsNetwork } from '../netns/index.ts';
 import type { Rng } from '../random.ts';
 import { RpcPeer } from '../remote/peer.ts';
@@ -112,26 +111,11 @@ export class ProcessSwarm implements SimSwarm {
 
   async join(count: number, everyMs: number, onJoined?: () => void): Promise<SimPeer[]> {
     await this.#setUp;
-    const limit = pLimit(START_CONCURRENCY);
-    const started: Promise<SimPeer>[] = [];
-    // The first node of a swarm starts alone: nodes started together would each find no live
-    // node to bootstrap to, and stay islands.
-    const first = this.alive().length === 0 && count > 0 ? await this.#startOne() : undefined;
-    if (first !== undefined) {
-      onJoined?.();
-      started.push(Promise.resolve(first));
-    }
-    for (let i = started.length; i < count; i++) {
-      if (i > 0 && everyMs > 0) await sleep(everyMs);
-      started.push(
-        limit(async () => {
-          const peer = await this.#startOne();
-          onJoined?.();
-          return peer;
-        }),
-      );
-    }
-    return Promise.all(started);
+    return startInTurn(
+      { count, everyMs, concurrency: START_CONCURRENCY, empty: this.alive().length === 0 },
+      () => this.#startOne(),
+      onJoined,
+    );
   }
 
   async #startOne(): Promise<ProcessPeer> {
@@ -167,26 +151,22 @@ export class ProcessSwarm implements SimSwarm {
   }
 
   async kill(peers: SimPeer[]): Promise<void> {
-    const own = this.#own(peers);
-    await Promise.all(own.map((p) => p.remember()));
-    const { harness } = await this.#setUp;
-    await Promise.all(
-      own.map(async (p) => {
-        p.alive = false;
-        await harness.kill(p.proc);
-      }),
-    );
-    this.#record();
+    await this.#end(peers, 'kill');
   }
 
   async leave(peers: SimPeer[]): Promise<void> {
+    await this.#end(peers, 'leave');
+  }
+
+  /** SIGKILL (`kill`) or SIGTERM (`leave`), each node's last stats and info kept first. */
+  async #end(peers: SimPeer[], how: 'kill' | 'leave'): Promise<void> {
     const own = this.#own(peers);
     await Promise.all(own.map((p) => p.remember()));
     const { harness } = await this.#setUp;
     await Promise.all(
       own.map(async (p) => {
         p.alive = false;
-        await harness.leave(p.proc);
+        await harness[how](p.proc);
       }),
     );
     this.#record();
