@@ -67,12 +67,12 @@ export function resolveLimits(l: Partial<Limits> = {}): Limits {
 
 /**
  * The node options that settings (all or some, shaped like the config file) give: the swarm's
- * parameters, timing, limits and the DHTs' settings. Host options (transport, listen, …) are the
+ * parameters, timing, limits, the DHTs' settings and the reachability mode. Other host options (transport, listen, …) are the
  * caller's.
  */
 export function nodeOptionsFrom(
   c: PartialConfigOf<typeof SETTINGS>,
-): Pick<NodeOptions, 'swarm' | 'timing' | 'limits' | 'dht'> {
+): Pick<NodeOptions, 'swarm' | 'timing' | 'limits' | 'dht' | 'reachability'> {
   const swarm: Partial<SwarmParams> = {};
   if (c.index === 'attribute') swarm.index = { mode: 'attribute' };
   else if (c.index === 'lsh' || c.lsh !== undefined) {
@@ -85,5 +85,6 @@ export function nodeOptionsFrom(
     timing: definedOnly(c.timing ?? {}),
     limits: definedOnly(c.limits ?? {}),
     dht: definedOnly(c.dht ?? {}),
+    reachability: c.reachability,
   };
 }

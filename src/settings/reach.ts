@@ -18,6 +18,7 @@ export const REACH = {
     category: 'reach',
     default: 'auto',
     values: REACHABILITY_MODES,
+    scenario: { statement: 'params', key: 'reachability' },
   }),
   swarmKey: text({
     flag: 'swarm-key',

@@ -81,5 +81,8 @@ describe('node options from the settings table', () => {
     expect(nodeOptionsFrom({ index: 'attribute', lsh: { n: 8 } }).swarm).toEqual({
       index: { mode: 'attribute' },
     });
+    // A scenario's `params reachability=…` reaches in-process nodes the same way.
+    expect(nodeOptionsFrom({ reachability: 'public' }).reachability).toBe('public');
+    expect(nodeOptionsFrom({}).reachability).toBeUndefined();
   });
 });

@@ -125,6 +125,11 @@ describe('scenario parser', () => {
     expect(s[2]).toMatchObject({ command: { kind: 'check-gone' } });
   });
 
+  it('takes the reachability mode among the params, from the settings table', () => {
+    const s = parseScenario('params reachability=public k=5', 'x.scenario');
+    expect(s[0]).toMatchObject({ kind: 'params', values: { reachability: 'public', k: 5 } });
+  });
+
   it('parses the network model, partitions and heal', () => {
     const dir = join(import.meta.dirname, 'fixtures');
     const s = parseScenario(
@@ -232,6 +237,7 @@ describe('scenario parser', () => {
     ['index lsh n=0 m=1 seed=x', 1, 'n= must be an integer in [1, 1024]'],
     ['index lsh n=20 m=1 seed=x bits=12', 1, 'bits= must be one of 8, 16, 32, 64'],
     ['params brief=1', 1, 'unknown option "brief"'],
+    ['params reachability=sometimes', 1, 'reachability= must be one of auto, public, private'],
     ['params k=5 k=6', 1, 'option "k" given twice'],
   ])('rejects %j at line %i', (text, line, message) => {
     let err: unknown;
