@@ -6,11 +6,12 @@
  *   npm run bench:modes -- --nodes 30,100                 # in-process and --processes at each size
  *   npm run bench:modes -- --nodes 30 --modes processes   # one mode only
  *   npm run bench:modes -- --faults 30                    # --netns: a 50% partition, a frozen third (root)
+ *   npm run bench:modes -- --nodes 100 --modes processes --ping 0ms # libp2p's connection monitor off
  *
  * The workload: creates, exact searches, 30% of the nodes crashed, a republish round, every
  * live community searched by its own profile. The fault runs search before, during and after.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,11 +25,23 @@ const { values } = parseArgs({
     faults: { type: 'string', default: '' },
     communities: { type: 'string', default: '60' },
     searches: { type: 'string', default: '60' },
+    // The nodes' timing.pingIntervalMs (scenario `timing ping=`): unset, the node's default.
+    ping: { type: 'string' },
   },
 });
 const sizes = (s: string) => s.split(',').filter(Boolean).map(Number);
 const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'bench-modes-'));
+// Also when a run fails or the bench is interrupted (cidx sim reaps its own nodes).
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+let running: ChildProcess | undefined;
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.once(sig, () => {
+    // cidx sim stops its nodes on SIGINT; the bench leaves when it has.
+    if (running === undefined || running.exitCode !== null) process.exit(130);
+    running.once('exit', () => process.exit(130));
+    running.kill('SIGINT');
+  });
 const COMMUNITIES = Number(values.communities);
 const SEARCHES = Number(values.searches);
 
@@ -49,6 +62,7 @@ async function sim(name: string, text: string, mode: string): Promise<SimReport>
     // The in-process swarm of 100 nodes needs more than V8's default heap.
     env: { ...process.env, NODE_OPTIONS: '--max-old-space-size=8192' },
   });
+  running = child;
   let stderr = '';
   child.stderr.on('data', (d) => {
     stderr = (stderr + d.toString()).slice(-8192);
@@ -62,7 +76,7 @@ async function sim(name: string, text: string, mode: string): Promise<SimReport>
 const head = `seed 21
 index lsh n=20 m=1 seed=bench-modes
 params k=5 replicas=3
-dataset communities synthetic count=${COMMUNITIES} size=30 topics=12
+${values.ping === undefined ? '' : `timing ping=${values.ping}\n`}dataset communities synthetic count=${COMMUNITIES} size=30 topics=12
 dataset users perturb communities count=${SEARCHES} keep=0.7 noise=0.1
 `;
 
@@ -164,4 +178,3 @@ at +0s check findable
     );
   }
 }
-rmSync(dir, { recursive: true, force: true });

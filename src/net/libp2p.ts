@@ -86,6 +86,11 @@ export interface HostOptions {
   dht?: Partial<KadDHTInit>;
   /** Most open connections (default 300). */
   maxConnections?: number;
+  /**
+   * How often libp2p's connection monitor pings every connection (ms; 0: no monitor; default
+   * libp2p's 10 s). A simulation never runs it.
+   */
+  pingIntervalMs?: number;
   /** libp2p's Metrics component (the simulator meters the wire through it). */
   metrics?: (components: unknown) => Metrics;
   /**
@@ -171,6 +176,13 @@ function silentLogger(): ComponentLogger {
   return { forComponent: () => log };
 }
 
+function connectionMonitor(o: HostOptions): { enabled: boolean; pingInterval?: number } {
+  if (o.simulation || o.pingIntervalMs === 0) return { enabled: false };
+  return o.pingIntervalMs === undefined
+    ? { enabled: true }
+    : { enabled: true, pingInterval: o.pingIntervalMs };
+}
+
 function dhtExtra(o: HostOptions): Partial<KadDHTInit> {
   const sim: Partial<KadDHTInit> = o.simulation ? { querySelfInterval: 3_600_000 } : {};
   return { ...sim, ...o.dht };
@@ -229,7 +241,8 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
     streamMuxers: [yamux(o.simulation ? { enableKeepAlive: false } : {})],
     connectionManager: { maxConnections: o.maxConnections ?? 300 },
     ...(o.metrics ? { metrics: o.metrics } : {}),
-    ...(o.simulation ? { connectionMonitor: { enabled: false }, logger: silentLogger() } : {}),
+    connectionMonitor: connectionMonitor(o),
+    ...(o.simulation ? { logger: silentLogger() } : {}),
     services: {
       identify: identify(),
       // Both DHTs ping through this one service; one outbound stream per connection floods it.

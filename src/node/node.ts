@@ -144,6 +144,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       ...opts,
       dht,
       privateKey,
+      pingIntervalMs: timing.pingIntervalMs,
       ...(datastore ? { datastore } : {}),
     });
     let node: CidxNode | undefined;

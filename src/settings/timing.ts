@@ -76,6 +76,16 @@ export const TIMING = {
     'cache',
     0,
   ),
+  // libp2p's own interval. Each ping is a new stream with its protocol negotiation on every
+  // open connection, at both ends: many node processes sharing a few cores spend most of their
+  // CPU on them (bench:modes), and a ping that times out closes the connection.
+  pingIntervalMs: timing(
+    'ping-interval',
+    'how often every open connection is pinged, and closed if the ping fails (0: never; in-process simulations never ping)',
+    10_000,
+    'ping',
+    0,
+  ),
   // A node reserves its relay slots one after the other within about a second: one new
   // version for both, not one per reservation.
   contactsSettleMs: timing(

@@ -39,6 +39,9 @@ describe('node options from the settings table', () => {
 
   it('keeps the timing rules: a tombstone outlives a record, a record outlives a republish round', () => {
     expect(resolveTiming({ closestCacheMs: 0 }).closestCacheMs).toBe(0);
+    expect(resolveTiming({}).pingIntervalMs).toBe(10_000);
+    expect(resolveTiming({ pingIntervalMs: 0 }).pingIntervalMs).toBe(0);
+    expect(() => resolveTiming({ pingIntervalMs: -1 })).toThrow(/timing\.pingIntervalMs/);
     expect(() => resolveTiming({ requestTimeoutMs: 0 })).toThrow(/timing\.requestTimeoutMs/);
     expect(() => resolveTiming({ recordTtlMs: 60_000, republishIntervalMs: 60_000 })).toThrow(
       /timing\.recordTtlMs: must exceed republishIntervalMs/,
