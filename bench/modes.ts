@@ -37,10 +37,11 @@ process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 let running: ChildProcess | undefined;
 for (const sig of ['SIGINT', 'SIGTERM'] as const)
   process.once(sig, () => {
-    // cidx sim stops its nodes on SIGINT; the bench leaves when it has.
+    // cidx sim stops its nodes on SIGINT; the bench leaves when it has. Ctrl-C reaches the
+    // child already (one process group); a second SIGINT would cut its graceful stop short.
     if (running === undefined || running.exitCode !== null) process.exit(130);
     running.once('exit', () => process.exit(130));
-    running.kill('SIGINT');
+    if (sig === 'SIGTERM') running.kill('SIGINT');
   });
 const COMMUNITIES = Number(values.communities);
 const SEARCHES = Number(values.searches);

@@ -176,13 +176,6 @@ function silentLogger(): ComponentLogger {
   return { forComponent: () => log };
 }
 
-function connectionMonitor(o: HostOptions): { enabled: boolean; pingInterval?: number } {
-  if (o.simulation || o.pingIntervalMs === 0) return { enabled: false };
-  return o.pingIntervalMs === undefined
-    ? { enabled: true }
-    : { enabled: true, pingInterval: o.pingIntervalMs };
-}
-
 function dhtExtra(o: HostOptions): Partial<KadDHTInit> {
   const sim: Partial<KadDHTInit> = o.simulation ? { querySelfInterval: 3_600_000 } : {};
   return { ...sim, ...o.dht };
@@ -241,7 +234,10 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
     streamMuxers: [yamux(o.simulation ? { enableKeepAlive: false } : {})],
     connectionManager: { maxConnections: o.maxConnections ?? 300 },
     ...(o.metrics ? { metrics: o.metrics } : {}),
-    connectionMonitor: connectionMonitor(o),
+    connectionMonitor: {
+      enabled: !o.simulation && o.pingIntervalMs !== 0,
+      pingInterval: o.pingIntervalMs,
+    },
     ...(o.simulation ? { logger: silentLogger() } : {}),
     services: {
       identify: identify(),

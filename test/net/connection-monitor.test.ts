@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PING_PROTOCOL } from '../../src/net/protocols.ts';
 import { CidxNode } from '../../src/node/node.ts';
 import { NodeCounters } from '../../src/rpc/node-counters.ts';
 
 // libp2p's connection monitor pings every open connection and is the only part that sets a
 // connection's `rtt`: a node whose `rtt` stays unset has sent no ping.
-const PING = '/ipfs/ping/1.0.0';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -35,7 +35,7 @@ async function bPingedWhileAPinged(bIntervalMs: number, n: number): Promise<bool
   const b = await tcpNode(bIntervalMs, a.node.addrs);
   await vi.waitFor(
     () => {
-      expect(a.counters.snapshot().wire[PING]?.streams ?? 0).toBeGreaterThanOrEqual(n);
+      expect(a.counters.snapshot().wire[PING_PROTOCOL]?.streams ?? 0).toBeGreaterThanOrEqual(n);
     },
     { timeout: 60_000, interval: 50 },
   );
