@@ -93,7 +93,7 @@ export class IndexClient {
       rt.dial.done(performance.now() - t0);
       return conn;
     } catch (err) {
-      if (phase.signal.aborted && !outer.aborted) rt.dial.timedOut(ms);
+      if (phase.signal.aborted && !outer.aborted) rt.dial.timedOut(ms, undefined, t0);
       throw err;
     } finally {
       phase.clear();
@@ -141,7 +141,7 @@ export class IndexClient {
         throw err;
       }
     } catch (err) {
-      if (signal.aborted && !outer.aborted) rt?.timedOut(ms, id);
+      if (signal.aborted && !outer.aborted) rt?.timedOut(ms, id, t0);
       throw err;
     } finally {
       phase.clear();

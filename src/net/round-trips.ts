@@ -23,8 +23,10 @@ export const DEADLINE_FACTOR = 3;
 export const DEFAULT_FLOOR_MS = 1000;
 /** Peers whose own estimate is kept; the oldest is forgotten first. */
 const MAX_PEERS = 4096;
-/** Timeouts in a row multiply deadlines by 2 each, up to this (and the bound). */
+/** Rounds of timeouts in a row multiply deadlines by 2 each, up to this (and the bound). */
 const MAX_BACKOFF = 64;
+/** A peer that timed out waits this many times its deadline next time, however often it did. */
+export const PEER_BACKOFF = 2;
 
 /** A smoothed duration and its mean deviation (RFC 6298 §2). */
 export class Smoothed {
@@ -48,72 +50,105 @@ export class Smoothed {
   }
 }
 
+/** What is known of one peer: its answers, and whether its last wait ran out. */
+interface PeerWaits {
+  answered: Smoothed;
+  missed: boolean;
+}
+
 export interface RoundTripOptions {
   /** The configured timeout: no deadline is longer. */
   boundMs: number;
   /** No deadline is shorter (default 1 s, capped at boundMs). */
   floorMs?: number;
+  /** The clock that `startedAt` of `timedOut` reads (default performance.now). */
+  now?: () => number;
 }
 
-/** Deadlines for one kind of wait (dial, request or lookup), from the durations seen. */
+/**
+ * Deadlines for one kind of wait (dial, request or lookup), from the durations seen.
+ *
+ * A node sends many waits at once (a search asks its twenty keys together), so when peers stop
+ * answering, their timeouts come in bursts. Two rules keep such a burst from stretching every
+ * later wait to the bound (measured: with a third of a swarm frozen, searches took the full
+ * 10 s request bound before them, docs/RESULTS.md):
+ * - a timeout doubles the node-wide backoff only if its wait was started after the backoff
+ *   last changed: waits armed with the same deadline that run out together count once, as one
+ *   retransmission timeout does in TCP;
+ * - a peer's own deadline after a timeout is PEER_BACKOFF times what it would be, and stays
+ *   there while it keeps timing out: a peer that answered slowly before still gets its longer
+ *   deadline from its answers, while one that stopped answering costs the same each time
+ *   instead of three times more.
+ */
 export class Deadlines {
   readonly boundMs: number;
   readonly floorMs: number;
   readonly all = new Smoothed();
-  readonly #peers = new Map<string, Smoothed>();
+  readonly #peers = new Map<string, PeerWaits>();
+  readonly #now: () => number;
   /** Waits that ran out at an adaptive deadline (shorter than the bound). */
   timeouts = 0;
-  /** Doubled by each timeout, back to 1 at the next wait that finishes. */
+  /** Doubled by each round of timeouts, back to 1 at the next wait that finishes. */
   #backoff = 1;
+  /** When the backoff last changed, on `now`'s clock. */
+  #backoffSince = Number.NEGATIVE_INFINITY;
 
   constructor(o: RoundTripOptions) {
     if (!(o.boundMs > 0)) throw new RangeError(`boundMs must be more than 0, not ${o.boundMs}`);
     this.boundMs = o.boundMs;
     this.floorMs = Math.min(o.floorMs ?? DEFAULT_FLOOR_MS, o.boundMs);
+    this.#now = o.now ?? (() => performance.now());
   }
 
   /** How long to wait now (for `peer`, when its own estimate should count). */
   deadline(peer?: string): number {
     const own = peer === undefined ? undefined : this.#peers.get(peer);
-    const est = own !== undefined && own.samples > 0 ? own : this.all;
+    const est = own !== undefined && own.answered.samples > 0 ? own.answered : this.all;
+    const missed = own?.missed === true ? PEER_BACKOFF : 1;
     if (est.samples === 0) return this.boundMs;
-    const ms = DEADLINE_FACTOR * est.rto * this.#backoff;
+    const ms = DEADLINE_FACTOR * est.rto * this.#backoff * missed;
     return Math.min(this.boundMs, Math.max(this.floorMs, ms));
   }
 
   /** A wait finished after `ms`. */
   done(ms: number, peer?: string): void {
-    this.#backoff = 1;
+    if (this.#backoff !== 1) {
+      this.#backoff = 1;
+      this.#backoffSince = this.#now();
+    }
     this.all.add(ms);
-    if (peer !== undefined) this.#own(peer).add(ms);
+    if (peer === undefined) return;
+    const own = this.#own(peer);
+    own.answered.add(ms);
+    own.missed = false;
   }
 
   /**
-   * A wait ran out at `deadlineMs`. As TCP does (Karn's rule), a wait that ran out is no
-   * sample: every deadline doubles until a wait finishes again (so a network that became
-   * slower is waited for, while a dead peer now and then costs one longer wait), and the
-   * peer's own estimate starts at least there (a slow peer gets longer next time).
+   * A wait that started at `startedAt` (on `now`'s clock; unknown: it counts) ran out at
+   * `deadlineMs`. As TCP does (Karn's rule), a wait that ran out is no sample: deadlines double
+   * until a wait finishes again (so a network that became slower is waited for), and the peer
+   * waits PEER_BACKOFF times longer next time (a slow peer gets longer).
    */
-  timedOut(deadlineMs: number, peer?: string): void {
+  timedOut(deadlineMs: number, peer?: string, startedAt?: number): void {
     if (deadlineMs < this.boundMs) this.timeouts++;
-    this.#backoff = Math.min(MAX_BACKOFF, this.#backoff * 2);
-    if (peer === undefined) return;
-    const own = this.#own(peer);
-    own.srtt = Math.max(own.srtt, deadlineMs);
-    own.samples = Math.max(own.samples, 1);
+    if (startedAt === undefined || startedAt >= this.#backoffSince) {
+      this.#backoff = Math.min(MAX_BACKOFF, this.#backoff * 2);
+      this.#backoffSince = this.#now();
+    }
+    if (peer !== undefined) this.#own(peer).missed = true;
   }
 
-  #own(peer: string): Smoothed {
-    let s = this.#peers.get(peer);
-    if (s === undefined) {
+  #own(peer: string): PeerWaits {
+    let p = this.#peers.get(peer);
+    if (p === undefined) {
       if (this.#peers.size >= MAX_PEERS) {
         const oldest = this.#peers.keys().next().value;
         if (oldest !== undefined) this.#peers.delete(oldest);
       }
-      s = new Smoothed();
-      this.#peers.set(peer, s);
+      p = { answered: new Smoothed(), missed: false };
+      this.#peers.set(peer, p);
     }
-    return s;
+    return p;
   }
 }
 

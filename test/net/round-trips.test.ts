@@ -3,6 +3,7 @@ import {
   DEADLINE_FACTOR,
   DEFAULT_FLOOR_MS,
   Deadlines,
+  PEER_BACKOFF,
   Smoothed,
 } from '../../src/net/round-trips.ts';
 
@@ -66,10 +67,51 @@ describe('Deadlines', () => {
     expect(d.deadline()).toBeCloseTo(4 * nodeWide, 6);
     d.done(400, 'q');
     expect(d.deadline()).toBeCloseTo(nodeWide, 0);
-    expect(d.deadline('p')).toBeGreaterThanOrEqual(DEADLINE_FACTOR * before);
+    expect(d.deadline('p')).toBeCloseTo(PEER_BACKOFF * before, 6);
     // Running out at the bound itself is not an adaptive timeout.
     d.timedOut(600_000);
     expect(d.timeouts).toBe(2);
+  });
+
+  it('counts a burst of timeouts of waits started together as one', () => {
+    let now = 0;
+    const d = new Deadlines({ boundMs: 600_000, now: () => now });
+    for (let i = 0; i < 50; i++) d.done(400);
+    const nodeWide = d.deadline();
+    // Twenty waits started at 0 run out together: one doubling, not 2^20.
+    now = 1_000;
+    for (let i = 0; i < 20; i++) d.timedOut(nodeWide, `p${i}`, 0);
+    expect(d.timeouts).toBe(20);
+    expect(d.deadline()).toBeCloseTo(2 * nodeWide, 6);
+    // A wait started after that doubling that runs out too: the network did become slower.
+    now = 5_000;
+    d.timedOut(2 * nodeWide, 'p0', 2_000);
+    expect(d.deadline()).toBeCloseTo(4 * nodeWide, 6);
+    // Waits started before a wait finished do not double the deadline back up.
+    now = 6_000;
+    d.done(400);
+    now = 7_000;
+    d.timedOut(4 * nodeWide, 'p1', 3_000);
+    expect(d.deadline()).toBeCloseTo(nodeWide, 0);
+  });
+
+  it('waits the same for a peer that keeps timing out; a peer that answers gets its own again', () => {
+    const d = new Deadlines({ boundMs: 600_000 });
+    for (let i = 0; i < 5; i++) d.done(2_000, 'far');
+    for (let i = 0; i < 50; i++) d.done(400, `near-${i}`);
+    const far = d.deadline('far');
+    for (let i = 0; i < 5; i++) {
+      d.timedOut(d.deadline('dead'), 'dead');
+      d.done(400);
+    }
+    // Not 2^5 (nor 3^5, as when its last deadline became its estimate) times the node-wide one.
+    expect(d.deadline('dead')).toBeCloseTo(PEER_BACKOFF * d.deadline(), 6);
+    d.timedOut(far, 'far');
+    d.done(400);
+    expect(d.deadline('far')).toBeCloseTo(PEER_BACKOFF * far, 0);
+    d.done(2_000, 'far');
+    expect(d.deadline('far')).toBeLessThan(PEER_BACKOFF * far);
+    expect(d.deadline('far')).toBeGreaterThan(d.deadline());
   });
 
   it('refuses a bound that is not positive', () => {
