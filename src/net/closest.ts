@@ -47,15 +47,28 @@ export interface LookupStats {
 }
 
 /**
+ * When a lookup may end before kad-dht's own end. kad-dht ends a lookup only when every query
+ * it sent has answered, failed or reached its own timeout (at least 5 s, and it includes the
+ * dial): a peer that stopped answering holds every lookup that queries it for that long. Here a
+ * query pending longer than `overdueMs(peer)` (from the node's round trips, src/net/round-
+ * trips.ts) is given up on: once every query still pending is overdue, the lookup ends with what
+ * the others answered, as if those queries had failed.
+ */
+export interface LookupStop {
+  /** How long a query to `peer`, from its dial, may take before it is given up on. */
+  overdueMs: (peer: PeerId) => number;
+}
+
+/**
  * The peers closest to a key as the DHT's iterative lookup finds them, plus the local node,
  * closest first. The local node counts while its DHT serves: a swarm of one, or a node whose
  * neighbours are all gone, still stores and answers for every key; a node in client mode (it
- * cannot be dialled) is in nobody's routing table and holds no key. If the lookup times out before it
- * finishes, the peers it heard of on the way are used. `onStats` receives the lookup's cost:
- * hops are counted as the number of responses on the path from our routing table to the final
- * closest peer. `onHeard` receives, while the lookup runs, the peers it queries (from our
- * routing table first) and the closer ones they tell of: a caller may start on the closest so
- * far before the lookup ends.
+ * cannot be dialled) is in nobody's routing table and holds no key. If the lookup times out
+ * before it finishes, the peers it heard of on the way are used. With `stop`, the lookup ends
+ * as LookupStop says, with the peers that answered. `onStats` receives the lookup's cost: hops are counted as the
+ * number of responses on the path from our routing table to the final closest peer. `onHeard`
+ * receives, while the lookup runs, the peers it queries (from our routing table first) and the
+ * closer ones they tell of: a caller may start on the closest so far before the lookup ends.
  */
 export async function closestPeers(
   dht: KadDHT,
@@ -64,15 +77,24 @@ export async function closestPeers(
   signal: AbortSignal,
   onStats?: (s: LookupStats) => void,
   onHeard?: (peers: PeerId[]) => void,
+  stop?: LookupStop,
 ): Promise<PeerId[]> {
   const started = Date.now();
   const final: PeerId[] = [];
   const heard: PeerId[] = [];
   const depth = new Map<string, number>();
+  const inner = new AbortController();
+  const ender =
+    stop === undefined ? undefined : new LookupEnder(stop, () => inner.abort(new LookupEnded()));
+  const onOuter = () => inner.abort(signal.reason);
+  if (signal.aborted) inner.abort(signal.reason);
+  else signal.addEventListener('abort', onOuter, { once: true });
   let messages = 0;
   try {
-    for await (const ev of dht.getClosestPeers(key, { signal })) {
-      if (ev.name === 'SEND_QUERY') {
+    for await (const ev of dht.getClosestPeers(key, { signal: inner.signal })) {
+      if (ev.name === 'DIAL_PEER') ender?.dialled(ev.peer);
+      else if (ev.name === 'QUERY_ERROR') ender?.failed(ev.from);
+      else if (ev.name === 'SEND_QUERY') {
         messages++;
         if (!depth.has(ev.to.toString())) depth.set(ev.to.toString(), 1);
         onHeard?.([ev.to]);
@@ -85,12 +107,16 @@ export async function closestPeers(
           if ((depth.get(k) ?? Number.POSITIVE_INFINITY) > d) depth.set(k, d);
         }
         if (ev.closer.length > 0) onHeard?.(ev.closer.map((p) => p.id));
+        ender?.answered(ev.from, ev.closer);
       }
     }
   } catch (err) {
-    if (!signal.aborted) throw err;
+    if (!inner.signal.aborted) throw err;
+  } finally {
+    signal.removeEventListener('abort', onOuter);
+    ender?.clear();
   }
-  const found = final.length > 0 ? final : heard;
+  const found = ender?.ended === true ? ender.result() : final.length > 0 ? final : heard;
   const sorted = sortByDistance(dht.getMode() === 'server' ? [self, ...found] : found, key);
   if (onStats) {
     const closest = sorted.find((p) => !p.equals(self));
@@ -98,4 +124,85 @@ export async function closestPeers(
     onStats({ messages, hops, ms: Date.now() - started, found: final.length });
   }
   return sorted;
+}
+
+class LookupEnded extends Error {
+  override name = 'LookupEnded';
+}
+
+/**
+ * The queries of one lookup: when each was dialled and becomes overdue, which answered (and whom
+ * they told of), which failed. Whenever something happens it looks again, one timer at a time,
+ * at the moment every query then pending is overdue — never at the event itself, so the dials
+ * kad-dht starts on an answer are seen before.
+ */
+class LookupEnder {
+  readonly #stop: LookupStop;
+  readonly #end: () => void;
+  /** Queries pending: peer id → when overdue (performance.now()). */
+  readonly #pending = new Map<string, number>();
+  readonly #given = new Set<string>();
+  readonly #answered = new Map<string, PeerId>();
+  readonly #told = new Map<string, PeerId>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  ended = false;
+
+  constructor(stop: LookupStop, end: () => void) {
+    this.#stop = stop;
+    this.#end = end;
+  }
+
+  /** kad-dht is about to dial `peer` (or open a stream on its connection): its clock starts. */
+  dialled(peer: PeerId): void {
+    const id = peer.toString();
+    if (!this.#pending.has(id) && !this.#answered.has(id))
+      this.#pending.set(id, performance.now() + this.#stop.overdueMs(peer));
+    this.#arm();
+  }
+
+  answered(peer: PeerId, closer: readonly { id: PeerId }[]): void {
+    const id = peer.toString();
+    this.#pending.delete(id);
+    this.#answered.set(id, peer);
+    for (const p of closer) this.#told.set(p.id.toString(), p.id);
+    this.#arm();
+  }
+
+  failed(peer: PeerId): void {
+    this.#pending.delete(peer.toString());
+    this.#given.add(peer.toString());
+    this.#arm();
+  }
+
+  /**
+   * The peers that answered, as kad-dht's own result holds only those; if none did, those they
+   * told of. Less the peers given up on, either way.
+   */
+  result(): PeerId[] {
+    const from = this.#answered.size > 0 ? this.#answered : this.#told;
+    return [...from].filter(([id]) => !this.#given.has(id)).map(([, p]) => p);
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
+
+  #arm(): void {
+    clearTimeout(this.#timer);
+    if (this.ended || this.#pending.size === 0 || this.#answered.size === 0) return;
+    const last = Math.max(...this.#pending.values());
+    this.#timer = setTimeout(() => this.#check(), Math.max(0, last - performance.now()));
+  }
+
+  #check(): void {
+    const now = performance.now();
+    if ([...this.#pending.values()].some((at) => at > now)) {
+      this.#arm();
+      return;
+    }
+    for (const id of this.#pending.keys()) this.#given.add(id);
+    this.#pending.clear();
+    this.ended = true;
+    this.#end();
+  }
 }

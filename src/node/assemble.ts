@@ -111,7 +111,7 @@ export function assembleNode(
   );
   const network = new Libp2pNetwork(libp2p, client, server, {
     lookupTimeoutMs: timing.lookupTimeoutMs,
-    lookups: waits.lookup,
+    roundTrips: waits,
     ...(opts.onLookup ? { onLookup: opts.onLookup } : {}),
   });
   const ctx = createContext(network, {

@@ -1,12 +1,12 @@
 import type { PeerId } from '@libp2p/interface';
 import { multiaddr } from '@multiformats/multiaddr';
 import { type IndexClient, RemoteError } from '../net/client.ts';
-import { closestPeers, type LookupStats } from '../net/closest.ts';
+import { closestPeers, type LookupStats, type LookupStop } from '../net/closest.ts';
 import { INDEX_PROTOCOL, type OkResponse, type Request } from '../net/codec.ts';
 import { dialableAddrs } from '../net/contact-addrs.ts';
 import { deadline } from '../net/deadline.ts';
 import type { CidxLibp2p } from '../net/libp2p.ts';
-import type { Deadlines } from '../net/round-trips.ts';
+import type { RoundTrips } from '../net/round-trips.ts';
 import type { IndexServer } from '../net/server.ts';
 import type { DhtName, Network } from './network.ts';
 
@@ -14,10 +14,12 @@ export interface Libp2pNetworkOptions {
   /** Bound on one DHT lookup (ms). */
   lookupTimeoutMs: number;
   /**
-   * Lookup deadlines that follow the durations seen, within `lookupTimeoutMs`: a lookup held up
-   * by a peer that stopped answering ends there, with the peers it heard of.
+   * Deadlines that follow the durations seen, within the configured bounds. A lookup held up by
+   * a peer that stopped answering ends at its deadline, with the peers it heard of; before
+   * that, a query pending longer than a dial (if no connection was open) plus a request to that
+   * peer no longer holds it up (closest.ts, LookupStop), rather than for kad-dht's own timeout.
    */
-  lookups?: Deadlines;
+  roundTrips?: RoundTrips;
   /** Receives the cost of every DHT lookup (the simulator meters them). */
   onLookup?: (dht: DhtName, s: LookupStats) => void;
 }
@@ -32,6 +34,7 @@ export class Libp2pNetwork implements Network {
   readonly #client: IndexClient;
   readonly #server: IndexServer;
   readonly #opts: Libp2pNetworkOptions;
+  readonly #stop: LookupStop | undefined;
 
   constructor(
     libp2p: CidxLibp2p,
@@ -43,6 +46,15 @@ export class Libp2pNetwork implements Network {
     this.#client = client;
     this.#server = server;
     this.#opts = opts;
+    const w = opts.roundTrips;
+    this.#stop =
+      w === undefined
+        ? undefined
+        : {
+            overdueMs: (peer) =>
+              (libp2p.getConnections(peer).length > 0 ? 0 : w.dial.deadline()) +
+              w.request.deadline(peer.toString()),
+          };
   }
 
   get self(): PeerId {
@@ -63,7 +75,7 @@ export class Libp2pNetwork implements Network {
     key: Uint8Array,
     onHeard?: (peers: PeerId[]) => void,
   ): Promise<PeerId[]> {
-    const lookups = this.#opts.lookups;
+    const lookups = this.#opts.roundTrips?.lookup;
     const ms = lookups?.deadline() ?? this.#opts.lookupTimeoutMs;
     const limit = deadline(ms);
     const onStats = this.#opts.onLookup;
@@ -77,8 +89,9 @@ export class Libp2pNetwork implements Network {
         limit.signal,
         onStats === undefined ? undefined : (st) => onStats(dht, st),
         onHeard,
+        this.#stop,
       );
-      if (limit.signal.aborted) lookups?.timedOut(ms);
+      if (limit.signal.aborted) lookups?.timedOut(ms, undefined, t0);
       else lookups?.done(performance.now() - t0);
     } finally {
       limit.clear();
