@@ -57,6 +57,8 @@ export interface LookupStats {
 export interface LookupStop {
   /** How long a query to `peer`, from its dial, may take before it is given up on. */
   overdueMs: (peer: PeerId) => number;
+  /** A query to `peer` was given up on (the lookup ends without it). */
+  onOverdue?: (peer: PeerId) => void;
 }
 
 /**
@@ -141,6 +143,7 @@ class LookupEnder {
   readonly #end: () => void;
   /** Queries pending: peer id → when overdue (performance.now()). */
   readonly #pending = new Map<string, number>();
+  readonly #dialled = new Map<string, PeerId>();
   readonly #given = new Set<string>();
   readonly #answered = new Map<string, PeerId>();
   readonly #told = new Map<string, PeerId>();
@@ -155,8 +158,10 @@ class LookupEnder {
   /** kad-dht is about to dial `peer` (or open a stream on its connection): its clock starts. */
   dialled(peer: PeerId): void {
     const id = peer.toString();
-    if (!this.#pending.has(id) && !this.#answered.has(id))
+    if (!this.#pending.has(id) && !this.#answered.has(id)) {
       this.#pending.set(id, performance.now() + this.#stop.overdueMs(peer));
+      this.#dialled.set(id, peer);
+    }
     this.#arm();
   }
 
@@ -200,7 +205,11 @@ class LookupEnder {
       this.#arm();
       return;
     }
-    for (const id of this.#pending.keys()) this.#given.add(id);
+    for (const id of this.#pending.keys()) {
+      this.#given.add(id);
+      const peer = this.#dialled.get(id);
+      if (peer !== undefined) this.#stop.onOverdue?.(peer);
+    }
     this.#pending.clear();
     this.ended = true;
     this.#end();

@@ -54,6 +54,11 @@ export class Libp2pNetwork implements Network {
             overdueMs: (peer) =>
               (libp2p.getConnections(peer).length > 0 ? 0 : w.dial.deadline()) +
               w.request.deadline(peer.toString()),
+            // Counted as the lookup's timeouts (what `waits()` reports), without backing off
+            // lookup deadlines: the lookup itself finished.
+            onOverdue: () => {
+              w.lookup.timeouts++;
+            },
           };
   }
 
