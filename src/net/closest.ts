@@ -67,10 +67,11 @@ export interface LookupStop {
  * neighbours are all gone, still stores and answers for every key; a node in client mode (it
  * cannot be dialled) is in nobody's routing table and holds no key. If the lookup times out
  * before it finishes, the peers it heard of on the way are used. With `stop`, the lookup ends
- * as LookupStop says, with the peers that answered. `onStats` receives the lookup's cost: hops are counted as the
- * number of responses on the path from our routing table to the final closest peer. `onHeard`
- * receives, while the lookup runs, the peers it queries (from our routing table first) and the
- * closer ones they tell of: a caller may start on the closest so far before the lookup ends.
+ * as LookupStop says, with the peers that answered. `onStats` receives the lookup's cost: hops
+ * are counted as the number of responses on the path from our routing table to the final
+ * closest peer. `onHeard` receives, while the lookup runs, the peers it queries (from our
+ * routing table first) and the closer ones they tell of: a caller may start on the closest so
+ * far before the lookup ends.
  */
 export async function closestPeers(
   dht: KadDHT,
@@ -85,15 +86,11 @@ export async function closestPeers(
   const final: PeerId[] = [];
   const heard: PeerId[] = [];
   const depth = new Map<string, number>();
-  const inner = new AbortController();
-  const ender =
-    stop === undefined ? undefined : new LookupEnder(stop, () => inner.abort(new LookupEnded()));
-  const onOuter = () => inner.abort(signal.reason);
-  if (signal.aborted) inner.abort(signal.reason);
-  else signal.addEventListener('abort', onOuter, { once: true });
+  const ender = stop === undefined ? undefined : new LookupEnder(stop);
+  const lookup = ender === undefined ? signal : AbortSignal.any([signal, ender.signal]);
   let messages = 0;
   try {
-    for await (const ev of dht.getClosestPeers(key, { signal: inner.signal })) {
+    for await (const ev of dht.getClosestPeers(key, { signal: lookup })) {
       if (ev.name === 'DIAL_PEER') ender?.dialled(ev.peer);
       else if (ev.name === 'QUERY_ERROR') ender?.failed(ev.from);
       else if (ev.name === 'SEND_QUERY') {
@@ -109,13 +106,12 @@ export async function closestPeers(
           if ((depth.get(k) ?? Number.POSITIVE_INFINITY) > d) depth.set(k, d);
         }
         if (ev.closer.length > 0) onHeard?.(ev.closer.map((p) => p.id));
-        ender?.answered(ev.from, ev.closer);
+        ender?.answered(ev.from);
       }
     }
   } catch (err) {
-    if (!inner.signal.aborted) throw err;
+    if (!lookup.aborted) throw err;
   } finally {
-    signal.removeEventListener('abort', onOuter);
     ender?.clear();
   }
   const found = ender?.ended === true ? ender.result() : final.length > 0 ? final : heard;
@@ -133,43 +129,44 @@ class LookupEnded extends Error {
 }
 
 /**
- * The queries of one lookup: when each was dialled and becomes overdue, which answered (and whom
- * they told of), which failed. Whenever something happens it looks again, one timer at a time,
- * at the moment every query then pending is overdue — never at the event itself, so the dials
- * kad-dht starts on an answer are seen before.
+ * The queries of one lookup: when each pending one becomes overdue, which answered, which
+ * failed. It looks again, on one timer, at the moment every query then pending is overdue —
+ * never at an event itself, so the dials kad-dht starts on an answer are seen first — and then
+ * aborts `signal`. It ends only after some peer answered: with none, kad-dht's own timeouts
+ * and the lookup deadline decide.
  */
 class LookupEnder {
   readonly #stop: LookupStop;
-  readonly #end: () => void;
-  /** Queries pending: peer id → when overdue (performance.now()). */
-  readonly #pending = new Map<string, number>();
-  readonly #dialled = new Map<string, PeerId>();
+  readonly #controller = new AbortController();
+  /** Queries pending: peer id → the peer and when it is overdue (performance.now()). */
+  readonly #pending = new Map<string, { peer: PeerId; at: number }>();
   readonly #given = new Set<string>();
   readonly #answered = new Map<string, PeerId>();
-  readonly #told = new Map<string, PeerId>();
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the armed timer fires (performance.now()). */
+  #timerAt = Number.NaN;
   ended = false;
 
-  constructor(stop: LookupStop, end: () => void) {
+  constructor(stop: LookupStop) {
     this.#stop = stop;
-    this.#end = end;
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
   }
 
   /** kad-dht is about to dial `peer` (or open a stream on its connection): its clock starts. */
   dialled(peer: PeerId): void {
     const id = peer.toString();
-    if (!this.#pending.has(id) && !this.#answered.has(id)) {
-      this.#pending.set(id, performance.now() + this.#stop.overdueMs(peer));
-      this.#dialled.set(id, peer);
-    }
+    if (this.#pending.has(id) || this.#answered.has(id)) return;
+    this.#pending.set(id, { peer, at: performance.now() + this.#stop.overdueMs(peer) });
     this.#arm();
   }
 
-  answered(peer: PeerId, closer: readonly { id: PeerId }[]): void {
+  answered(peer: PeerId): void {
     const id = peer.toString();
     this.#pending.delete(id);
     this.#answered.set(id, peer);
-    for (const p of closer) this.#told.set(p.id.toString(), p.id);
     this.#arm();
   }
 
@@ -179,39 +176,43 @@ class LookupEnder {
     this.#arm();
   }
 
-  /**
-   * The peers that answered, as kad-dht's own result holds only those; if none did, those they
-   * told of. Less the peers given up on, either way.
-   */
+  /** The peers that answered (kad-dht's own result holds only those), less those given up on. */
   result(): PeerId[] {
-    const from = this.#answered.size > 0 ? this.#answered : this.#told;
-    return [...from].filter(([id]) => !this.#given.has(id)).map(([, p]) => p);
+    return [...this.#answered].filter(([id]) => !this.#given.has(id)).map(([, p]) => p);
   }
 
   clear(): void {
     clearTimeout(this.#timer);
+    this.#timerAt = Number.NaN;
   }
 
+  /** The timer at the moment the last pending query is overdue; kept if already there. */
   #arm(): void {
+    if (this.ended || this.#pending.size === 0 || this.#answered.size === 0) {
+      this.clear();
+      return;
+    }
+    let last = 0;
+    for (const q of this.#pending.values()) last = Math.max(last, q.at);
+    if (last === this.#timerAt) return;
     clearTimeout(this.#timer);
-    if (this.ended || this.#pending.size === 0 || this.#answered.size === 0) return;
-    const last = Math.max(...this.#pending.values());
+    this.#timerAt = last;
     this.#timer = setTimeout(() => this.#check(), Math.max(0, last - performance.now()));
   }
 
   #check(): void {
+    this.#timerAt = Number.NaN;
     const now = performance.now();
-    if ([...this.#pending.values()].some((at) => at > now)) {
+    if ([...this.#pending.values()].some((q) => q.at > now)) {
       this.#arm();
       return;
     }
-    for (const id of this.#pending.keys()) {
+    for (const [id, q] of this.#pending) {
       this.#given.add(id);
-      const peer = this.#dialled.get(id);
-      if (peer !== undefined) this.#stop.onOverdue?.(peer);
+      this.#stop.onOverdue?.(q.peer);
     }
     this.#pending.clear();
     this.ended = true;
-    this.#end();
+    this.#controller.abort(new LookupEnded());
   }
 }

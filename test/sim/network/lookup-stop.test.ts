@@ -7,8 +7,8 @@ import { waitFor } from '../../support/swarm.ts';
 import { onNetwork } from './hosts.ts';
 
 /**
- * A lookup ends once the closest peers it heard of have answered (closest.ts, LookupStop), on
- * real kad-dht instances over the network model. kad-dht's own per-query timeout is set to ten
+ * A lookup gives up on a query that is overdue and ends with the peers that answered
+ * (closest.ts, LookupStop), on real kad-dht instances over the network model. kad-dht's own per-query timeout is set to ten
  * minutes, longer than the test may take: a lookup that waited for kad-dht to give up on the
  * frozen peer would not end in time. Which peer is overdue is decided by the test (the frozen
  * one after 300 ms, the others never), so nothing depends on how fast the machine runs.
