@@ -93,7 +93,10 @@ export class IndexClient {
       rt.dial.done(performance.now() - t0);
       return conn;
     } catch (err) {
-      if (phase.signal.aborted && !outer.aborted) rt.dial.timedOut(ms, undefined, t0);
+      if (phase.signal.aborted && !outer.aborted) {
+        rt.dial.timedOut(ms, undefined, t0);
+        rt.request.miss(id);
+      }
       throw err;
     } finally {
       phase.clear();

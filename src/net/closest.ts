@@ -59,6 +59,8 @@ export interface LookupStop {
   overdueMs: (peer: PeerId) => number;
   /** A query to `peer` was given up on (the lookup ends without it). */
   onOverdue?: (peer: PeerId) => void;
+  /** `peer` answered a query of the lookup. */
+  onAnswer?: (peer: PeerId) => void;
 }
 
 /**
@@ -164,6 +166,7 @@ class LookupEnder {
   }
 
   answered(peer: PeerId): void {
+    this.#stop.onAnswer?.(peer);
     const id = peer.toString();
     this.#pending.delete(id);
     this.#answered.set(id, peer);

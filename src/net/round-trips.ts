@@ -63,6 +63,19 @@ export interface RoundTripOptions {
   floorMs?: number;
   /** The clock that `startedAt` of `timedOut` reads (default performance.now). */
   now?: () => number;
+  /**
+   * No deadline is shorter than this either (default none; until something was seen, the
+   * bound). Dials need it: a node whose connections its DHTs opened has timed none of its own,
+   * and the first ones it makes may be to peers that stopped answering, which never give a
+   * sample; the pace of the network then reaches dials from its requests.
+   */
+  atLeast?: () => number;
+  /**
+   * Whether a round of timeouts doubles every deadline (default true, Karn's rule). Not for
+   * dials: a dial that runs out tells of that peer (dead or frozen, often asked again), and a
+   * slower network reaches them through `atLeast`.
+   */
+  backoff?: boolean;
 }
 
 /**
@@ -79,6 +92,10 @@ export interface RoundTripOptions {
  *   there while it keeps timing out: a peer that answered slowly before still gets its longer
  *   deadline from its answers, while one that stopped answering costs the same each time
  *   instead of three times more.
+ *
+ * Better still is not to wait for such a peer at all: one whose last wait ran out is `missed`
+ * until something is heard from it, and the node asks it after the others and ends lookups
+ * without it (Network.unresponsive).
  */
 export class Deadlines {
   readonly boundMs: number;
@@ -86,6 +103,8 @@ export class Deadlines {
   readonly all = new Smoothed();
   readonly #peers = new Map<string, PeerWaits>();
   readonly #now: () => number;
+  readonly #atLeast: (() => number) | undefined;
+  readonly #backsOff: boolean;
   /** Waits that ran out at an adaptive deadline (shorter than the bound). */
   timeouts = 0;
   /** Doubled by each round of timeouts, back to 1 at the next wait that finishes. */
@@ -98,6 +117,8 @@ export class Deadlines {
     this.boundMs = o.boundMs;
     this.floorMs = Math.min(o.floorMs ?? DEFAULT_FLOOR_MS, o.boundMs);
     this.#now = o.now ?? (() => performance.now());
+    this.#atLeast = o.atLeast;
+    this.#backsOff = o.backoff ?? true;
   }
 
   /** How long to wait now (for `peer`, when its own estimate should count). */
@@ -105,9 +126,10 @@ export class Deadlines {
     const own = peer === undefined ? undefined : this.#peers.get(peer);
     const est = own !== undefined && own.answered.samples > 0 ? own.answered : this.all;
     const missed = own?.missed === true ? PEER_BACKOFF : 1;
-    if (est.samples === 0) return this.boundMs;
-    const ms = DEADLINE_FACTOR * est.rto * this.#backoff * missed;
-    return Math.min(this.boundMs, Math.max(this.floorMs, ms));
+    const least = this.#atLeast?.();
+    if (est.samples === 0 && least === undefined) return this.boundMs;
+    const ms = est.samples === 0 ? 0 : DEADLINE_FACTOR * est.rto * this.#backoff * missed;
+    return Math.min(this.boundMs, Math.max(this.floorMs, least ?? 0, ms));
   }
 
   /** A wait finished after `ms`. */
@@ -131,11 +153,27 @@ export class Deadlines {
    */
   timedOut(deadlineMs: number, peer?: string, startedAt?: number): void {
     if (deadlineMs < this.boundMs) this.timeouts++;
-    if (startedAt === undefined || startedAt >= this.#backoffSince) {
+    if (this.#backsOff && (startedAt === undefined || startedAt >= this.#backoffSince)) {
       this.#backoff = Math.min(MAX_BACKOFF, this.#backoff * 2);
       this.#backoffSince = this.#now();
     }
     if (peer !== undefined) this.#own(peer).missed = true;
+  }
+
+  /** Whether `peer`'s last wait ran out and nothing was heard from it since. */
+  missed(peer: string): boolean {
+    return this.#peers.get(peer)?.missed === true;
+  }
+
+  /** `peer` failed to answer other than by this kind of wait (its dial ran out): as timedOut. */
+  miss(peer: string): void {
+    this.#own(peer).missed = true;
+  }
+
+  /** `peer` answered something not timed here (a DHT query): it no longer counts as missed. */
+  heard(peer: string): void {
+    const own = this.#peers.get(peer);
+    if (own !== undefined) own.missed = false;
   }
 
   #own(peer: string): PeerWaits {
@@ -159,10 +197,23 @@ export interface RoundTrips {
   lookup: Deadlines;
 }
 
+/**
+ * A new connection costs about twice a request on an open one: TCP's handshake, Noise's, the
+ * muxer's negotiation, then the stream's — against the stream's negotiation and the exchange.
+ */
+export const DIAL_REQUESTS = 2;
+
 export function roundTrips(o: { requestTimeoutMs: number; lookupTimeoutMs: number }): RoundTrips {
+  const request = new Deadlines({ boundMs: o.requestTimeoutMs });
   return {
-    dial: new Deadlines({ boundMs: o.requestTimeoutMs }),
-    request: new Deadlines({ boundMs: o.requestTimeoutMs }),
+    // At least DIAL_REQUESTS requests' deadline (the bound until a request finished).
+    dial: new Deadlines({
+      boundMs: o.requestTimeoutMs,
+      atLeast: () =>
+        request.all.samples === 0 ? o.requestTimeoutMs : DIAL_REQUESTS * request.deadline(),
+      backoff: false,
+    }),
+    request,
     lookup: new Deadlines({ boundMs: o.lookupTimeoutMs }),
   };
 }

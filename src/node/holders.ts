@@ -228,6 +228,19 @@ export class Holders {
   }
 
   /**
+   * The same peers, those that stopped answering (Network.unresponsive) after the others: a
+   * replica that does answer is asked first instead of after a deadline. Stable: closeness
+   * decides within each group.
+   */
+  #answeringFirst(peers: PeerId[]): PeerId[] {
+    return [...peers.filter((p) => !this.#silent(p)), ...peers.filter((p) => this.#silent(p))];
+  }
+
+  #silent(peer: PeerId): boolean {
+    return this.#network.unresponsive?.(peer) === true;
+  }
+
+  /**
    * The closest peers in turn: `first` to as many as answers are still wanted, `later` to the
    * next ones when some failed or did not count, until `want` counted, `until` holds, the
    * peers run out or `maxPeers` were asked. With `laterAtOnce`, `later` goes to all the
@@ -254,7 +267,9 @@ export class Holders {
     const onHeard = plan.speculate
       ? this.#speculator(key, plan.first, plan.want, early, sent)
       : undefined;
-    const peers = (await this.candidates(dht, key, onHeard)).slice(0, plan.maxPeers);
+    const peers = this.#answeringFirst(
+      (await this.candidates(dht, key, onHeard)).slice(0, plan.maxPeers),
+    );
     let useful = 0;
     let mismatch: unknown;
     let lastError: unknown;
@@ -272,23 +287,33 @@ export class Holders {
         return this.#network.send(p, req);
       });
       next += batch.length;
-      const results = await Promise.allSettled(sends);
-      results.forEach((r, i) => {
-        // Asked at once: past the answers wanted, the rest would not have been asked in turn.
-        if (atOnce && useful >= plan.want) return;
+      // Asked in turn, every answer is waited for and taken in order. Asked at once, answers
+      // are taken as they come until `want` counted: a replica that stopped answering, or is
+      // far, holds nobody up while another holds the key.
+      const settled = sends.map(
+        (p, i): Promise<Settled> =>
+          p.then(
+            (value) => [i, { status: 'fulfilled', value }],
+            (reason: unknown) => [i, { status: 'rejected', reason }],
+          ),
+      );
+      const results = atOnce ? asSettled(settled) : await Promise.all(settled);
+      for await (const [i, r] of results) {
         const peer = batch[i] as PeerId;
         if (r.status === 'fulfilled') {
           const a = { peer, res: r.value };
           answers.push(a);
           if (plan.counts(a)) useful++;
-          return;
+        } else {
+          this.#cache.delete(cacheKeyOf(dht, key));
+          if (r.reason instanceof RemoteError && r.reason.code === 'swarm-mismatch') {
+            this.#foreign.add(peer.toString());
+            mismatch = r.reason.params;
+          } else lastError = r.reason;
         }
-        this.#cache.delete(cacheKeyOf(dht, key));
-        if (r.reason instanceof RemoteError && r.reason.code === 'swarm-mismatch') {
-          this.#foreign.add(peer.toString());
-          mismatch = r.reason.params;
-        } else lastError = r.reason;
-      });
+        // The rest would not have been asked in turn.
+        if (atOnce && useful >= plan.want) break;
+      }
     }
     const remote = answers.filter((a) => !a.peer.equals(this.#network.self)).length;
     // Only other-parameter peers around (or only ourselves answering among them): this node is
@@ -326,7 +351,8 @@ export class Holders {
     return (peers) => {
       for (const p of peers) {
         const id = p.toString();
-        if (!this.#foreign.has(id)) heard.set(id, p);
+        // Nor to a peer that stopped answering: the request would be spent for nothing.
+        if (!this.#foreign.has(id) && !this.#silent(p)) heard.set(id, p);
       }
       if (early.size >= budget) return;
       for (const p of sortByDistance(heard.values(), key).slice(0, want)) {
@@ -372,4 +398,19 @@ function parsePeerId(id: string): PeerId[] {
 
 function cacheKeyOf(dht: DhtName, key: Uint8Array): string {
   return `${dht}:${Buffer.from(key).toString('base64')}`;
+}
+
+/** A request's place in its batch and how it ended. */
+type Settled = readonly [number, PromiseSettledResult<OkResponse>];
+
+/** Each promise's index and value as it settles, first settled first. */
+async function* asSettled<T>(
+  promises: Promise<readonly [number, T]>[],
+): AsyncGenerator<readonly [number, T]> {
+  const pending = new Map(promises.map((p, i) => [i, p]));
+  while (pending.size > 0) {
+    const [i, v] = await Promise.race(pending.values());
+    pending.delete(i);
+    yield [i, v];
+  }
 }

@@ -51,14 +51,19 @@ export class Libp2pNetwork implements Network {
       w === undefined
         ? undefined
         : {
+            // A peer that stopped answering holds no lookup up: the lookup waits for the others.
             overdueMs: (peer) =>
-              (libp2p.getConnections(peer).length > 0 ? 0 : w.dial.deadline()) +
-              w.request.deadline(peer.toString()),
+              w.request.missed(peer.toString())
+                ? 0
+                : (libp2p.getConnections(peer).length > 0 ? 0 : w.dial.deadline()) +
+                  w.request.deadline(peer.toString()),
             // Counted as the lookup's timeouts (what `waits()` reports), without backing off
             // lookup deadlines: the lookup itself finished.
-            onOverdue: () => {
+            onOverdue: (peer) => {
               w.lookup.timeouts++;
+              w.request.miss(peer.toString());
             },
+            onAnswer: (peer) => w.request.heard(peer.toString()),
           };
   }
 
@@ -107,6 +112,10 @@ export class Libp2pNetwork implements Network {
       out.push(p);
     }
     return out;
+  }
+
+  unresponsive(peer: PeerId): boolean {
+    return this.#opts.roundTrips?.request.missed(peer.toString()) === true;
   }
 
   async send(peer: PeerId, req: Request): Promise<OkResponse> {

@@ -60,6 +60,11 @@ import { MemoryOwnedStore } from './ownership.ts';
 export interface MemoryFaults {
   /** Gone: every request to it fails, as to a crashed peer still in routing tables. */
   dead?: boolean;
+  /**
+   * Stopped: requests to it are never answered (no deadline runs here), as a stopped process
+   * holds whoever waits for it. Tests use it to show that nothing waits for such a peer.
+   */
+  frozen?: boolean;
   /** Answers queries and probes as if it held nothing (a peer that just took a key over). */
   empty?: boolean;
   /** Claims this similarity for this community in every brief answer it gives. */
@@ -274,6 +279,8 @@ export class MemoryNetwork {
   readonly peers: MemoryPeer[];
   readonly #opts: MemoryNetworkOptions;
   readonly #byId = new Map<string, MemoryPeer>();
+  /** By requester: the peers whose last request failed as lost (Network.unresponsive). */
+  readonly #lost = new Map<string, Set<string>>();
 
   private constructor(peers: MemoryPeer[], opts: MemoryNetworkOptions) {
     this.peers = peers;
@@ -302,6 +309,7 @@ export class MemoryNetwork {
       addrs: () => [peer.addr],
       ownAddrs: () => [peer.addr],
       closestPeers: async (_dht: DhtName, key: Uint8Array) => this.closest(peer, key),
+      unresponsive: (p) => this.#lostBy(peer.id).has(p.toString()),
       send: (to, req) => this.#exchange(peer, to, req),
       sendToAddr: async (addr, req) => {
         const id = multiaddr(addr)
@@ -335,12 +343,27 @@ export class MemoryNetwork {
     return sortByDistance([self.id, ...remote], key);
   }
 
+  #lostBy(requester: PeerId): Set<string> {
+    const id = requester.toString();
+    let lost = this.#lost.get(id);
+    if (lost === undefined) {
+      lost = new Set();
+      this.#lost.set(id, lost);
+    }
+    return lost;
+  }
+
   async #exchange(from: MemoryPeer, to: PeerId, req: Request): Promise<OkResponse> {
     const target = this.#byId.get(to.toString());
-    if (target === undefined || target.faults.dead === true)
+    const lost = this.#lostBy(from.id);
+    if (target === undefined || target.faults.dead === true) {
+      lost.add(to.toString());
       throw new Error(`peer ${to.toString()} is unreachable`);
+    }
+    if (target.faults.frozen === true) await new Promise(() => {});
     const requestBytes = encodeMessage(req).length;
     const res = await target.answer(from.id, req);
+    lost.delete(to.toString());
     const responseBytes = encodeMessage(res).length;
     this.#opts.onExchange?.({ from: from.id, to, req, res, requestBytes, responseBytes });
     if (!res.ok) throw new RemoteError(res.code, res.msg, res.params);

@@ -30,6 +30,12 @@ export interface Network {
     key: Uint8Array,
     onHeard?: (peers: PeerId[]) => void,
   ): Promise<PeerId[]>;
+  /**
+   * Whether `peer` stopped answering as far as this node knows: its last request or dial ran
+   * out, or a lookup gave up on it, and nothing was heard from it since. Such a peer is asked
+   * after the others and no lookup waits for it. Absent: every peer is presumed to answer.
+   */
+  unresponsive?(peer: PeerId): boolean;
   /** One request, one answer; an error answer throws RemoteError, a lost peer any error. */
   send(peer: PeerId, req: Request): Promise<OkResponse>;
   /** One request to the peer a contact address names, reached at that address. */

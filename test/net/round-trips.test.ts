@@ -3,7 +3,9 @@ import {
   DEADLINE_FACTOR,
   DEFAULT_FLOOR_MS,
   Deadlines,
+  DIAL_REQUESTS,
   PEER_BACKOFF,
+  roundTrips,
   Smoothed,
 } from '../../src/net/round-trips.ts';
 
@@ -116,5 +118,45 @@ describe('Deadlines', () => {
 
   it('refuses a bound that is not positive', () => {
     expect(() => new Deadlines({ boundMs: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('roundTrips', () => {
+  it('waits for a dial as for a few requests at least, not for the bound', () => {
+    // A node whose connections its DHTs opened has timed no dial of its own; the first ones
+    // may be to peers that stopped answering (measured: searches held for libp2p's 6 s).
+    const w = roundTrips({ requestTimeoutMs: 10_000, lookupTimeoutMs: 20_000 });
+    expect(w.dial.deadline()).toBe(10_000);
+    for (let i = 0; i < 50; i++) w.request.done(600);
+    const first = w.dial.deadline();
+    expect(first).toBeCloseTo(DIAL_REQUESTS * w.request.deadline(), 0);
+    expect(first).toBeLessThan(10_000);
+    // Dials that ran out tell of their peers: no backoff for the next dial…
+    w.dial.timedOut(first);
+    w.dial.timedOut(first);
+    expect(w.dial.deadline()).toBe(first);
+    // …but a network that became slower, as its requests tell, is waited for by dials too.
+    w.request.timedOut(w.request.deadline());
+    expect(w.dial.deadline()).toBeCloseTo(2 * first, 0);
+    w.request.done(600);
+    expect(w.dial.deadline()).toBeCloseTo(first, -1);
+    // A dial that finished counts as its own estimate when that is longer.
+    for (let i = 0; i < 50; i++) w.dial.done(1_500);
+    expect(w.dial.deadline()).toBeCloseTo(DEADLINE_FACTOR * 1_500, 0);
+  });
+});
+
+describe('unresponsive peers', () => {
+  it('a peer is missed from its timeout (or a failed dial) until something is heard from it', () => {
+    const d = new Deadlines({ boundMs: 10_000 });
+    expect(d.missed('a')).toBe(false);
+    d.timedOut(1_000, 'a');
+    d.miss('b');
+    expect(d.missed('a')).toBe(true);
+    expect(d.missed('b')).toBe(true);
+    d.heard('a');
+    expect(d.missed('a')).toBe(false);
+    d.done(300, 'b');
+    expect(d.missed('b')).toBe(false);
   });
 });

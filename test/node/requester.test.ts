@@ -1,7 +1,10 @@
+import type { PeerId } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { resolveSwarm } from '../../src/index/swarm.ts';
-import { blobToWire } from '../../src/net/codec.ts';
+import { indexKeys } from '../../src/keys/index-keys.ts';
+import { blobToWire, WIRE_VERSION } from '../../src/net/codec.ts';
+import { profileToWire } from '../../src/net/wire-profile.ts';
 import {
   addClaim,
   type Claim,
@@ -139,8 +142,17 @@ describe('a search on simulated peers', () => {
 
   it('after an empty answer, probes the next replica and finds what it holds', async () => {
     const query = profiles[1] as Profile;
-    // Two of six peers answer as if they held nothing: every key keeps a replica that holds it.
-    for (const p of net.peers.slice(0, 2)) p.faults.empty = true;
+    // The two peers closest to one of its keys (the asker not first) answer as if they held
+    // nothing: that key's third replica holds it, and the other keys keep one too.
+    const key = indexKeys(query, swarm.params.index).find(
+      (k) => !(net.closest(asker, k)[0] as PeerId).equals(asker.id),
+    );
+    if (key === undefined) throw new Error('the asker is closest to every key');
+    const empty = net
+      .closest(asker, key)
+      .filter((p) => !p.equals(asker.id))
+      .slice(0, 2);
+    for (const id of empty) (net.peer(id) as MemoryPeer).faults.empty = true;
     const got = await search(query);
     expect(brief(got)).toEqual(exact(query));
     const probes = log.filter((e) => e.req.t === 'probe');
@@ -154,6 +166,53 @@ describe('a search on simulated peers', () => {
     const got = await search(query);
     expect(brief(got)).toEqual(exact(query));
     for (const r of got) expect(r.contacts).toEqual([ownerAddr(r.id)]);
+  });
+
+  it('asks a replica that failed after the others, and no longer waits for it', async () => {
+    const query = profiles[2] as Profile;
+    const gone = net.peers[3] as MemoryPeer;
+    gone.faults.dead = true;
+    expect(brief(await search(query))).toEqual(exact(query));
+    expect(net.from(asker).unresponsive?.(gone.id)).toBe(true);
+    // Stopped now rather than gone: asked first, as the closest replica of some of the keys,
+    // it would hold the search for ever (nothing times out here).
+    gone.faults.dead = false;
+    gone.faults.frozen = true;
+    expect(brief(await search(query))).toEqual(exact(query));
+  });
+
+  it('takes the probes’ answers as they come: a stopped replica holds no key up', async () => {
+    // A key whose three replicas are others than the asker: the closest answers as if it held
+    // nothing, the next one is stopped (never known to fail), the third holds the key.
+    const ctx = net.context(asker);
+    const key = communities
+      .flatMap((c) => indexKeys(c.profile, swarm.params.index))
+      .find(
+        (k) =>
+          !net
+            .closest(asker, k)
+            .slice(0, 3)
+            .some((p) => p.equals(asker.id)),
+      );
+    if (key === undefined) throw new Error('no key held by three other peers');
+    const [first, second, third] = net
+      .closest(asker, key)
+      .slice(0, 3)
+      .map((id) => net.peer(id) as MemoryPeer);
+    (first as MemoryPeer).faults.empty = true;
+    (second as MemoryPeer).faults.frozen = true;
+    const query = {
+      v: WIRE_VERSION,
+      swarm: swarm.digest,
+      t: 'query',
+      key,
+      profile: profileToWire(profiles[0] as Profile),
+      k: 5,
+      brief: true,
+    } as const;
+    const asked = await ctx.holders.getSimilarCommunities(key, query, { replicas: 1, maxPeers: 3 });
+    const queried = asked.answers.filter((a) => (a.res.sums?.length ?? 0) > 0);
+    expect(queried.map((a) => a.peer.toString())).toEqual([third?.id.toString()]);
   });
 
   it('leaves out a dissolved candidate', async () => {

@@ -51,6 +51,7 @@ describe('a lookup that meets a peer that stopped answering', () => {
     expect(frozenIndex).toBeGreaterThanOrEqual(0);
     net.freeze([`p${frozenIndex + 1}`]);
     const overdue: string[] = [];
+    const answered: string[] = [];
     const found = await closestPeers(
       a.services.profiles,
       a.peerId,
@@ -61,9 +62,13 @@ describe('a lookup that meets a peer that stopped answering', () => {
       {
         overdueMs: (p) => (p.equals(frozenId) ? 300 : 600_000),
         onOverdue: (p) => overdue.push(p.toString()),
+        // What tells the node a peer it gave up on answers again (Network.unresponsive).
+        onAnswer: (p) => answered.push(p.toString()),
       },
     );
     expect(overdue).toEqual([frozenId?.toString()]);
+    expect(answered).not.toContain(frozenId?.toString());
+    expect(answered).toContain(order[1]?.toString());
     const ids = found.map(String);
     expect(ids).not.toContain(frozenId?.toString());
     // The closest live peers are there, closest first, with the node itself (it serves).
