@@ -167,8 +167,9 @@ export class Holders {
    * that peer may have just taken the key over and hold nothing yet, so an empty answer sends
    * the search on to the next replicas — with probes (the key alone), as most empty answers
    * come from keys nobody stored anything under, all at once (one round trip instead of one per
-   * replica; the closest whose probe says it holds something counts, as if they had been asked
-   * in turn) — and the query follows only to that replica, in place of its probe's answer.
+   * replica; the first whose probe says it holds something counts, so a replica that stopped
+   * answering holds nobody up) — and the query follows only to that replica, in place of its
+   * probe's answer.
    * Throws as `ask`.
    */
   async getSimilarCommunities(
@@ -244,8 +245,9 @@ export class Holders {
    * The closest peers in turn: `first` to as many as answers are still wanted, `later` to the
    * next ones when some failed or did not count, until `want` counted, `until` holds, the
    * peers run out or `maxPeers` were asked. With `laterAtOnce`, `later` goes to all the
-   * remaining peers at once, and their answers are taken in order of closeness until `want`
-   * counted: the answers asking them in turn would have given, a round trip sooner.
+   * remaining peers at once, and their answers are taken as they come until `want` counted: a
+   * round trip sooner than asking them in turn, and none waits for a silent one. Peers that
+   * stopped answering (Network.unresponsive) are asked after the others.
    */
   async #inTurn(
     dht: DhtName,
