@@ -10,6 +10,7 @@ import { peerIdFromString } from '@libp2p/peer-id';
 import { RemoteError } from '../net/client.ts';
 import { sortByDistance } from '../net/closest.ts';
 import { type OkResponse, type Request, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
+import { ClosestCache } from './closest-cache.ts';
 import { NetworkError, SwarmMismatchError } from './errors.ts';
 import type { DhtName, Network } from './network.ts';
 
@@ -72,8 +73,6 @@ export interface HoldersOptions {
   swarmParams: unknown;
 }
 
-/** Caches at most this many keys' closest peers. */
-const MAX_CACHED_KEYS = 1024;
 /** Reads sent ahead during one lookup, per answer wanted: the closest so far changes a few times. */
 const MAX_EARLY_PER_WANTED = 3;
 
@@ -82,16 +81,14 @@ export class Holders {
   readonly #opts: HoldersOptions;
   /** Peers that answered with other swarm parameters: never asked again. */
   readonly #foreign = new Set<string>();
-  /**
-   * Recent lookup results by DHT and key: an operation that touches the same keys again soon
-   * (search after create) may reuse them. An entry is dropped as soon as one of its peers fails.
-   */
-  readonly #cache = new Map<string, { peers: PeerId[]; expires: number }>();
+  /** Recent lookup results; an entry is dropped as soon as one of its peers fails. */
+  readonly #cache: ClosestCache;
   #seq = 0;
 
   constructor(network: Network, opts: HoldersOptions) {
     this.#network = network;
     this.#opts = opts;
+    this.#cache = new ClosestCache(opts.closestCacheMs, opts.now);
   }
 
   get self(): PeerId {
@@ -123,13 +120,10 @@ export class Holders {
     key: Uint8Array,
     onHeard?: (peers: PeerId[]) => void,
   ): Promise<PeerId[]> {
-    const cacheKey = cacheKeyOf(dht, key);
-    const hit = this.#cache.get(cacheKey);
-    let peers: PeerId[];
-    if (hit !== undefined && hit.expires > this.#opts.now()) peers = hit.peers;
-    else {
+    let peers = this.#cache.get(dht, key);
+    if (peers === undefined) {
       peers = await this.#network.closestPeers(dht, key, onHeard);
-      if (this.#opts.closestCacheMs > 0) this.#remember(cacheKey, peers);
+      this.#cache.set(dht, key, peers);
     }
     return peers.filter((p) => !this.#foreign.has(p.toString()));
   }
@@ -307,7 +301,7 @@ export class Holders {
           answers.push(a);
           if (plan.counts(a)) useful++;
         } else {
-          this.#cache.delete(cacheKeyOf(dht, key));
+          this.#cache.delete(dht, key);
           if (r.reason instanceof RemoteError && r.reason.code === 'swarm-mismatch') {
             this.#foreign.add(peer.toString());
             mismatch = r.reason.params;
@@ -371,17 +365,6 @@ export class Holders {
   #sent(peer: PeerId, req: Request): Sent {
     return { peer, t: req.t, seq: this.#seq++ };
   }
-
-  /** Caches a lookup result; expired entries go first, and the cache stays bounded. */
-  #remember(cacheKey: string, peers: PeerId[]): void {
-    const now = this.#opts.now();
-    if (this.#cache.size >= MAX_CACHED_KEYS) {
-      for (const [k, v] of this.#cache) if (v.expires <= now) this.#cache.delete(k);
-      while (this.#cache.size >= MAX_CACHED_KEYS)
-        this.#cache.delete(this.#cache.keys().next().value as string);
-    }
-    this.#cache.set(cacheKey, { peers, expires: now + this.#opts.closestCacheMs });
-  }
 }
 
 /** An answer that holds something: records, summaries, or (a probe's) a count of them. */
@@ -396,10 +379,6 @@ function parsePeerId(id: string): PeerId[] {
   } catch {
     return [];
   }
-}
-
-function cacheKeyOf(dht: DhtName, key: Uint8Array): string {
-  return `${dht}:${Buffer.from(key).toString('base64')}`;
 }
 
 /** A request's place in its batch and how it ended. */
