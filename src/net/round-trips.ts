@@ -93,9 +93,8 @@ export interface RoundTripOptions {
  *   deadline from its answers, while one that stopped answering costs the same each time
  *   instead of three times more.
  *
- * Better still is not to wait for such a peer at all: one whose last wait ran out is `missed`
- * until something is heard from it, and the node asks it after the others and ends lookups
- * without it (Network.unresponsive).
+ * Better still is not to wait for such a peer: one whose last wait ran out is `missed` until
+ * something is heard from it, and the node asks it after the others (Network.unresponsive).
  */
 export class Deadlines {
   readonly boundMs: number;

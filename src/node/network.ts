@@ -33,7 +33,7 @@ export interface Network {
   /**
    * Whether `peer` stopped answering as far as this node knows: its last request or dial ran
    * out, or a lookup gave up on it, and nothing was heard from it since. Such a peer is asked
-   * after the others and no lookup waits for it. Absent: every peer is presumed to answer.
+   * after the others and gets no request sent ahead. Absent: every peer is presumed to answer.
    */
   unresponsive?(peer: PeerId): boolean;
   /** One request, one answer; an error answer throws RemoteError, a lost peer any error. */
