@@ -156,7 +156,7 @@ export class Deadlines {
       this.#backoff = Math.min(MAX_BACKOFF, this.#backoff * 2);
       this.#backoffSince = this.#now();
     }
-    if (peer !== undefined) this.#own(peer).missed = true;
+    if (peer !== undefined) this.miss(peer);
   }
 
   /** Whether `peer`'s last wait ran out and nothing was heard from it since. */
@@ -205,11 +205,10 @@ export const DIAL_REQUESTS = 2;
 export function roundTrips(o: { requestTimeoutMs: number; lookupTimeoutMs: number }): RoundTrips {
   const request = new Deadlines({ boundMs: o.requestTimeoutMs });
   return {
-    // At least DIAL_REQUESTS requests' deadline (the bound until a request finished).
+    // At least DIAL_REQUESTS requests' deadline (so the bound until a request finished).
     dial: new Deadlines({
       boundMs: o.requestTimeoutMs,
-      atLeast: () =>
-        request.all.samples === 0 ? o.requestTimeoutMs : DIAL_REQUESTS * request.deadline(),
+      atLeast: () => DIAL_REQUESTS * request.deadline(),
       backoff: false,
     }),
     request,

@@ -228,7 +228,10 @@ export class Holders {
    * decides within each group.
    */
   #answeringFirst(peers: PeerId[]): PeerId[] {
-    return [...peers.filter((p) => !this.#silent(p)), ...peers.filter((p) => this.#silent(p))];
+    const answering: PeerId[] = [];
+    const silent: PeerId[] = [];
+    for (const p of peers) (this.#silent(p) ? silent : answering).push(p);
+    return [...answering, ...silent];
   }
 
   #silent(peer: PeerId): boolean {

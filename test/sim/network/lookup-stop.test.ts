@@ -8,9 +8,9 @@ import { onNetwork } from './hosts.ts';
 
 /**
  * A lookup gives up on a query that is overdue and ends with the peers that answered
- * (closest.ts, LookupStop), on real kad-dht instances over the network model. kad-dht's own per-query timeout is set to ten
- * minutes, longer than the test may take: a lookup that waited for kad-dht to give up on the
- * frozen peer would not end in time. Which peer is overdue is decided by the test (the frozen
+ * (closest.ts, LookupStop), on real kad-dht instances over the network model. kad-dht's own
+ * per-query timeout is set to ten minutes, longer than the test may take: a lookup that waited
+ * for kad-dht to give up on the frozen peer would not end in time. Which peer is overdue is decided by the test (the frozen
  * one after 300 ms, the others never), so nothing depends on how fast the machine runs.
  */
 describe('a lookup that meets a peer that stopped answering', () => {
