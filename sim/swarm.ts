@@ -1,10 +1,10 @@
-import type { LookupStats } from '../src/net/closest.ts';
 import { type StreamTraffic, WireMeter } from '../src/net/wire-meter.ts';
 import { CidxNode } from '../src/node/node.ts';
 import type { Profile } from '../src/profile/profile.ts';
 import { startInTurn } from './join-order.ts';
 import type { NetworkStats } from './network/member.ts';
 import { SimNetwork } from './network/network.ts';
+import { emptyCounters, simNodeOptions } from './node-options.ts';
 import type { Rng } from './random.ts';
 import type {
   NetworkSpec,
@@ -67,11 +67,7 @@ export class InProcessSwarm implements SimSwarm {
   readonly #peers: InProcessPeer[] = [];
   /** Every node's wire traffic, connections and libp2p counter groups (benches read it). */
   readonly meter = new WireMeter();
-  readonly #counters: SwarmCounters = {
-    notifications: 0,
-    lookups: { count: 0, messages: 0, hops: 0, ms: 0 },
-    searches: { count: 0, requests: 0, peers: 0, repeatQueries: 0 },
-  };
+  readonly #counters: SwarmCounters = emptyCounters();
   readonly #config: SwarmConfig;
   readonly #rng: Rng;
   readonly #start = Date.now();
@@ -129,25 +125,7 @@ export class InProcessSwarm implements SimSwarm {
       encryption: 'plaintext',
       listen: [`/memory/sim-${this.#config.runId}-${index}`],
       bootstrap: boot,
-      swarm: this.#config.node.swarm,
-      timing: this.#config.node.timing ?? {},
-      // 1 MiB duplicate filters on thousands of nodes would be most of the memory of a run.
-      limits: { inboxCapacity: 1000, inboxFilterCells: 1 << 14, ...this.#config.node.limits },
-      simulation: true,
-      dht: this.#config.node.dht,
-      metrics: this.meter.component,
-      onLookup: (_dht, s: LookupStats) => {
-        c.lookups.count++;
-        c.lookups.messages += s.messages;
-        c.lookups.hops += s.hops;
-        c.lookups.ms += s.ms;
-      },
-      onSearch: (s) => {
-        c.searches.count++;
-        c.searches.requests += s.requests;
-        c.searches.peers += s.peers;
-        c.searches.repeatQueries += s.repeatQueries;
-      },
+      ...simNodeOptions(this.#config, this.meter, c),
     });
     const peer = new InProcessPeer(index, node);
     this.#peers.push(peer);
