@@ -1,5 +1,6 @@
 /**
- * `cidx sim <scenario> [--out <dir>] [--seed <n>] [--processes | --netns | --endpoints <file>]`:
+ * `cidx sim <scenario> [--out <dir>] [--seed <n>] [--workers <n> | --processes | --netns |
+ * --endpoints <file>]`:
  * parse, pick the swarm's mode, run, report; returns the exit code. Ctrl-C stops the run, writes
  * the report of what was measured and exits 130, after every node process and namespace is gone.
  */
@@ -19,6 +20,8 @@ export interface SimOptions {
   progress?: boolean;
   /** Keep stack traces on errors while the scenario runs (RunOptions.stackTraces). */
   stackTraces?: boolean;
+  /** The in-process nodes spread over this many worker threads (0: one per core). */
+  workers?: number;
   /** Every node its own `cidx node` process on 127.0.0.1. */
   processes?: boolean;
   /** Every node its own process in its own network namespace (root, Linux). */
@@ -104,7 +107,12 @@ class UnavailableMode extends Error {}
  * mode needs of the machine (root for --netns) or of the nodes (answering, with the token).
  */
 async function modeOf(o: SimOptions, statements: Statement[], file: string): Promise<SwarmMode> {
-  const chosen = [o.processes && '--processes', o.netns && '--netns', o.endpoints && '--endpoints'];
+  const chosen = [
+    o.workers !== undefined && '--workers',
+    o.processes && '--processes',
+    o.netns && '--netns',
+    o.endpoints && '--endpoints',
+  ];
   const flags = chosen.filter((f) => typeof f === 'string');
   if (flags.length > 1) throw new UnavailableMode(`${flags.join(' and ')}: choose one`);
   const name: ModeName =
@@ -114,7 +122,9 @@ async function modeOf(o: SimOptions, statements: Statement[], file: string): Pro
         ? 'netns'
         : o.processes
           ? 'processes'
-          : 'in-process';
+          : o.workers !== undefined
+            ? 'workers'
+            : 'in-process';
   checkMode(statements, { name, can: CAPABILITIES[name] }, file);
   if (o.endpoints !== undefined) {
     const { EndpointsSwarm, checkScenarioSwarm } = await import('./endpoints/swarm.ts');
@@ -127,6 +137,10 @@ async function modeOf(o: SimOptions, statements: Statement[], file: string): Pro
       create: () => swarm,
       existing: { k: params.k },
     };
+  }
+  if (o.workers !== undefined) {
+    const { shardedSwarm } = await import('./shards/swarm.ts');
+    return { name, can: CAPABILITIES.workers, create: shardedSwarm(o.workers) };
   }
   if (!o.processes && !o.netns) return IN_PROCESS;
   if (o.netns) {

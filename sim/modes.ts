@@ -1,8 +1,9 @@
 /**
- * How a run's nodes exist — in this process, as `cidx node` processes, each of those in a network
- * namespace of its own, or already running elsewhere — and what each way can do beyond the
- * workload. A command that needs more than the run's mode can do (starting or crashing nodes,
- * freezing processes, cutting the network) is refused before the run starts, naming its line.
+ * How a run's nodes exist — in this process, in its worker threads, as `cidx node` processes,
+ * each of those in a network namespace of its own, or already running elsewhere — and what each
+ * way can do beyond the workload. A command that needs more than the run's mode can do (starting
+ * or crashing nodes, freezing processes, cutting the network) is refused before the run starts,
+ * naming its line.
  */
 import { commandSpec } from './commands/registry.ts';
 import { type Parsed, ScenarioError, type Statement } from './language.ts';
@@ -16,7 +17,7 @@ import type { SwarmFactory } from './swarm-api.ts';
  */
 export type Capability = 'control' | 'freeze' | 'partition' | 'network-model';
 
-export type ModeName = 'in-process' | 'processes' | 'netns' | 'endpoints';
+export type ModeName = 'in-process' | 'workers' | 'processes' | 'netns' | 'endpoints';
 
 export interface SwarmMode {
   name: ModeName;
@@ -34,6 +35,7 @@ export interface SwarmMode {
 /** How each mode is asked for, for messages: `join needs in-process nodes or --processes`. */
 const HOW: Record<ModeName, string> = {
   'in-process': 'in-process nodes',
+  workers: '--workers',
   processes: '--processes',
   netns: '--netns',
   endpoints: '--endpoints',
@@ -42,6 +44,7 @@ const HOW: Record<ModeName, string> = {
 /** What each mode can do; a mode's implementation declares the same set. */
 export const CAPABILITIES: Record<ModeName, ReadonlySet<Capability>> = {
   'in-process': new Set(['control', 'freeze', 'partition', 'network-model']),
+  workers: new Set(['control']),
   processes: new Set(['control', 'freeze']),
   netns: new Set(['control', 'freeze', 'partition']),
   endpoints: new Set(),

@@ -4,7 +4,7 @@
  * connectionGater); the simulation partitions, heals and reads statistics here. The model
  * itself is in model.ts, the libp2p side in transport.ts and gater.ts.
  */
-import type { ConnectionGater, Transport } from '@libp2p/interface';
+import type { ConnectionGater } from '@libp2p/interface';
 import { partitionGater } from './gater.ts';
 import type { Member, MemberOptions, NetworkConfig, NetworkStats } from './member.ts';
 import { NetworkModel } from './model.ts';
@@ -18,7 +18,7 @@ export interface NetworkNode {
   /** Its region's id (undefined without regions). */
   readonly region: string | undefined;
   /** For HostOptions.transportFactory: one transport per host. */
-  readonly transport: (components: SimTransportComponents) => Transport;
+  readonly transport: (components: SimTransportComponents) => SimTransport;
   /** For HostOptions.connectionGater. */
   readonly gater: ConnectionGater;
 }

@@ -27,6 +27,8 @@ export interface Section {
 
 const MODE_TEXT: Record<SimReport['scenario']['mode'], string> = {
   'in-process': 'nodes in one process (memory transport)',
+  workers:
+    'nodes in worker threads of one process (memory transport, a MessagePort per connection between threads)',
   processes: 'a process per node (TCP on 127.0.0.1)',
   netns: 'a process per node, each in its own network namespace',
   endpoints: 'nodes running elsewhere (--endpoints)',

@@ -28,11 +28,12 @@ export interface SimReport {
     /** Most nodes alive at once. */
     nodesPeak: number;
     /**
-     * How the nodes ran: `in-process` (memory transport, plaintext), `processes` (a `cidx node`
-     * each, TCP + noise on 127.0.0.1), `netns` (the same, each in its own network namespace),
-     * `endpoints` (running elsewhere, driven over JSON-RPC).
+     * How the nodes ran: `in-process` (memory transport, plaintext), `workers` (in worker threads
+     * of this process: memory transport, a MessagePort per connection between threads), `processes` (a `cidx node` each, TCP +
+     * noise on 127.0.0.1), `netns` (the same, each in its own network namespace), `endpoints`
+     * (running elsewhere, driven over JSON-RPC).
      */
-    mode: 'in-process' | 'processes' | 'netns' | 'endpoints';
+    mode: 'in-process' | 'workers' | 'processes' | 'netns' | 'endpoints';
     /** Stopped before its end (Ctrl-C): the metrics are those measured until then. */
     interrupted?: boolean;
   };

@@ -166,7 +166,7 @@ function dhtInit(
  * A logger that logs nothing: in a simulation, creating thousands of debug loggers (one per
  * stream and connection, each probing the terminal) cost several percent of the CPU.
  */
-function silentLogger(): ComponentLogger {
+export function silentLogger(): ComponentLogger {
   const log = Object.assign(() => {}, {
     enabled: false,
     error: () => {},

@@ -270,9 +270,13 @@ describe('what a mode can run', () => {
     [
       'endpoints',
       'at 0s join 3',
-      'join needs in-process nodes or --processes or --netns (this run: --endpoints)',
+      'join needs in-process nodes or --workers or --processes or --netns (this run: --endpoints)',
     ],
-    ['endpoints', 'at 0s kill 1', 'kill needs in-process nodes or --processes or --netns'],
+    [
+      'endpoints',
+      'at 0s kill 1',
+      'kill needs in-process nodes or --workers or --processes or --netns',
+    ],
     ['endpoints', 'at 0s leave 1', 'leave needs'],
     ['endpoints', 'at 0s churn rate=10% per=1s for 2s', 'churn needs'],
     [
