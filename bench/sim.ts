@@ -1,8 +1,11 @@
 /**
  * npm run bench:sim — how far the in-process simulator scales: for each swarm size, a fresh
  * process joins the nodes, creates and searches, and reports RSS, time to join and searches per
- * second. Usage: npm run bench:sim [-- 100 500 1000 2000] [--cpu-prof DIR] [--heap-snapshot DIR].
- * One size per child process, so each RSS is that size's alone.
+ * second. Usage: npm run bench:sim [-- 100 500 1000 2000] [--cpu-prof DIR] [--heap-snapshot DIR]
+ * [--workers N]. One size per child process, so each RSS is that size's alone. --workers runs
+ * the nodes in N worker threads (`cidx sim --workers`): CPU is then every thread's, the live
+ * heap every thread's summed, and the GC figures and the per-node census (the main thread's
+ * alone) are left out.
  * BENCH_HEAP_MB sets the child's V8 heap limit (default 12288); BENCH_NODE_FLAGS adds Node/V8
  * flags to the children (e.g. GC settings to compare); BENCH_PROGRESS=1 logs progress.
  *
@@ -26,8 +29,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeHeapSnapshot } from 'node:v8';
 import { runScenario } from '../sim/interpreter.ts';
+import { CAPABILITIES } from '../sim/modes.ts';
 import { parseScenario } from '../sim/scenario.ts';
+import { MAX_WORKERS, ShardedSwarm, shardedSwarm } from '../sim/shards/swarm.ts';
 import { InProcessSwarm } from '../sim/swarm.ts';
+import type { SimSwarm } from '../sim/swarm-api.ts';
 import { profiled } from './cpu-sampling.ts';
 import {
   type Census,
@@ -46,8 +52,17 @@ const { values, positionals } = parseArgs({
     size: { type: 'string' },
     'cpu-prof': { type: 'string' },
     'heap-snapshot': { type: 'string' },
+    workers: { type: 'string' },
   },
 });
+const WORKERS = values.workers === undefined ? undefined : Number(values.workers);
+if (
+  WORKERS !== undefined &&
+  !(Number.isInteger(WORKERS) && WORKERS >= 1 && WORKERS <= MAX_WORKERS)
+) {
+  console.error(`--workers: an integer from 1 to ${MAX_WORKERS}`);
+  process.exit(2);
+}
 
 interface Phase {
   cpuMs: number;
@@ -64,6 +79,8 @@ interface Phase {
 
 interface Row {
   nodes: number;
+  /** Worker threads the nodes ran in (absent: all in the main thread, memory transport). */
+  workers?: number;
   peakRssMb: number;
   liveHeapMb: number;
   joinS: number;
@@ -79,6 +96,30 @@ interface Row {
   afterSearch: Census;
   /** Largest queues and abort listeners on any node while the creates / searches ran. */
   during: Record<string, Record<string, number>>;
+}
+
+/** Messages, connections and libp2p's counter-group events, swarm-wide, so far. */
+async function wire(s: SimSwarm | undefined): Promise<{
+  messages: number;
+  opened: number;
+  closed: number;
+  events: Map<string, number>;
+}> {
+  if (s instanceof InProcessSwarm)
+    return {
+      messages: s.meter.total().messages,
+      ...s.meter.connections,
+      events: new Map(s.meter.events),
+    };
+  const out = { messages: 0, opened: 0, closed: 0, events: new Map<string, number>() };
+  if (!(s instanceof ShardedSwarm)) return out;
+  for (const m of await s.meters()) {
+    for (const t of Object.values(m.traffic)) out.messages += t.messages;
+    out.opened += m.connections.opened;
+    out.closed += m.connections.closed;
+    for (const [k, v] of Object.entries(m.events)) out.events.set(k, (out.events.get(k) ?? 0) + v);
+  }
+  return out;
 }
 
 async function one(size: number): Promise<void> {
@@ -102,18 +143,16 @@ at +0s search users exact concurrency=4
   const counts: Partial<Record<'afterJoin' | 'afterSearch', Census>> = {};
   const report = await runScenario(parseScenario(text, file), {
     file,
+    ...(WORKERS === undefined
+      ? {}
+      : { swarm: { name: 'workers', can: CAPABILITIES.workers, create: shardedSwarm(WORKERS) } }),
     progress: process.env.BENCH_PROGRESS === '1',
     aroundCommand: async (command, run, anySwarm) => {
       const swarm = () => {
         const s = anySwarm();
         return s instanceof InProcessSwarm ? s : undefined;
       };
-      const messages = () => swarm()?.meter.total().messages ?? 0;
-      const m0 = messages();
-      const conns = () => swarm()?.meter.connections ?? { opened: 0, closed: 0 };
-      const c0 = { ...conns() };
-      const events = () => new Map(swarm()?.meter.events ?? []);
-      const e0 = events();
+      const m0 = await wire(anySwarm());
       const gc0 = gc.totals();
       const cpu0 = process.cpuUsage();
       const main0 = process.threadCpuUsage();
@@ -126,14 +165,17 @@ at +0s search users exact concurrency=4
       const cpu = process.cpuUsage(cpu0);
       if (sampling) during[command] = sampling();
       const main = process.threadCpuUsage(main0);
+      const m1 = await wire(anySwarm());
       phases[command] = {
         cpuMs: (cpu.user + cpu.system) / 1000,
         mainCpuMs: (main.user + main.system) / 1000,
-        messages: messages() - m0,
-        opened: conns().opened - c0.opened,
-        closed: conns().closed - c0.closed,
+        messages: m1.messages - m0.messages,
+        opened: m1.opened - m0.opened,
+        closed: m1.closed - m0.closed,
         events: Object.fromEntries(
-          [...events()].map(([k, v]) => [k, v - (e0.get(k) ?? 0)]).filter(([, v]) => v !== 0),
+          [...m1.events]
+            .map(([k, v]) => [k, v - (m0.events.get(k) ?? 0)])
+            .filter(([, v]) => v !== 0),
         ),
         gc: gcDelta(gc.totals(), gc0),
       };
@@ -141,6 +183,10 @@ at +0s search users exact concurrency=4
       if (command === 'join') {
         (globalThis as { gc?: () => void }).gc?.();
         liveHeapMb = process.memoryUsage().heapUsed / 2 ** 20;
+        // Worker threads have heaps of their own (each collected before it is read).
+        const all = anySwarm();
+        if (all instanceof ShardedSwarm)
+          liveHeapMb += (await all.heapsUsed()).reduce((a, b) => a + b, 0) / 2 ** 20;
         const snap = values['heap-snapshot'];
         if (snap) writeHeapSnapshot(join(snap, `join-${size}.heapsnapshot`));
         if (s) counts.afterJoin = await census(s);
@@ -154,6 +200,7 @@ at +0s search users exact concurrency=4
   const create = report.timeline.find((t) => t.command.includes('create'));
   const row: Row = {
     nodes: m['nodes.alive'] ?? 0,
+    ...(WORKERS === undefined ? {} : { workers: WORKERS }),
     peakRssMb: m['memory.peak_rss_mb'] ?? 0,
     liveHeapMb,
     joinS: (m['time.join_ms'] ?? 0) / 1000,
@@ -189,7 +236,7 @@ function printTables(rows: Row[]): void {
   for (const x of rows) {
     const s = perMessage(x.phases.search);
     console.log(
-      `| ${x.nodes} | ${x.peakRssMb} | ${fixed(x.liveHeapMb, 0)} | ${fixed((x.liveHeapMb * 1024) / x.nodes, 0)} | ${fixed(x.joinS, 0)} | ${fixed(x.createS, 0)} | ${fixed(x.searchesPerS, 2)} | ${fixed(x.top1, 3)} | ${fixed(x.lookupHops, 2)} | ${fixed(x.messagesPerSearch, 0)} | ${fixed(perMessage(x.phases.create), 2)} | ${fixed(s, 2)} | ${fixed(s / base, 2)} |`,
+      `| ${x.nodes}${x.workers === undefined ? '' : ` (${x.workers} workers)`} | ${x.peakRssMb} | ${fixed(x.liveHeapMb, 0)} | ${fixed((x.liveHeapMb * 1024) / x.nodes, 0)} | ${fixed(x.joinS, 0)} | ${fixed(x.createS, 0)} | ${fixed(x.searchesPerS, 2)} | ${fixed(x.top1, 3)} | ${fixed(x.lookupHops, 2)} | ${fixed(x.messagesPerSearch, 0)} | ${fixed(perMessage(x.phases.create), 2)} | ${fixed(s, 2)} | ${fixed(s / base, 2)} |`,
     );
   }
   console.log('');
@@ -202,9 +249,12 @@ function printTables(rows: Row[]): void {
       .map(([k, v]) => `${k} ${v.toFixed(0)}`)
       .join(', ');
     const { join: j, create: c, search: s } = x.phases;
-    const gcs = s?.gc;
+    // With worker threads the GC clock and the main thread's CPU say nothing of the nodes.
+    const gcs = x.workers === undefined ? s?.gc : undefined;
+    const offMain =
+      s && x.workers === undefined ? (100 * (s.cpuMs - s.mainCpuMs)) / s.cpuMs : Number.NaN;
     console.log(
-      `| ${x.nodes} | ${fixed((j?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((c?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((s?.cpuMs ?? Number.NaN) / 1000, 0)} | ${c?.messages ?? '–'} / ${s?.messages ?? '–'} | ${by} | ${fixed(s ? s.opened / SEARCHES : Number.NaN, 1)} / ${fixed(s ? s.closed / SEARCHES : Number.NaN, 1)} | ${fixed(s ? (100 * (s.cpuMs - s.mainCpuMs)) / s.cpuMs : Number.NaN, 0)}% | ${fixed(gcs?.ms, 0)} | ${gcs?.minor ?? '–'} / ${gcs?.major ?? '–'} | ${fixed(x.afterJoin?.connections, 0)} (${x.afterJoin?.connectionsMax ?? '–'}) | ${fixed(x.afterSearch?.connections, 0)} (${x.afterSearch?.connectionsMax ?? '–'}) | ${fixed(x.afterJoin?.peerStore, 0)} (${x.afterJoin?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.peerStore, 0)} (${x.afterSearch?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.routingTable, 1)} |`,
+      `| ${x.nodes} | ${fixed((j?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((c?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((s?.cpuMs ?? Number.NaN) / 1000, 0)} | ${c?.messages ?? '–'} / ${s?.messages ?? '–'} | ${by} | ${fixed(s ? s.opened / SEARCHES : Number.NaN, 1)} / ${fixed(s ? s.closed / SEARCHES : Number.NaN, 1)} | ${fixed(offMain, 0)}% | ${fixed(gcs?.ms, 0)} | ${gcs?.minor ?? '–'} / ${gcs?.major ?? '–'} | ${fixed(x.afterJoin?.connections, 0)} (${x.afterJoin?.connectionsMax ?? '–'}) | ${fixed(x.afterSearch?.connections, 0)} (${x.afterSearch?.connectionsMax ?? '–'}) | ${fixed(x.afterJoin?.peerStore, 0)} (${x.afterJoin?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.peerStore, 0)} (${x.afterSearch?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.routingTable, 1)} |`,
     );
   }
 }
@@ -264,6 +314,7 @@ if (values.size !== undefined) {
         String(size),
         ...(values['cpu-prof'] ? ['--cpu-prof', values['cpu-prof']] : []),
         ...(values['heap-snapshot'] ? ['--heap-snapshot', values['heap-snapshot']] : []),
+        ...(WORKERS === undefined ? [] : ['--workers', String(WORKERS)]),
       ],
       {
         encoding: 'utf8',
