@@ -1,7 +1,7 @@
 import { type StreamTraffic, WireMeter } from '../src/net/wire-meter.ts';
 import { CidxNode } from '../src/node/node.ts';
 import type { Profile } from '../src/profile/profile.ts';
-import { startInTurn } from './join-order.ts';
+import { bootstrapOf, inProcessStarts, startInTurn } from './join-order.ts';
 import type { NetworkStats } from './network/member.ts';
 import { SimNetwork } from './network/network.ts';
 import { emptyCounters, simNodeOptions } from './node-options.ts';
@@ -103,7 +103,7 @@ export class InProcessSwarm implements SimSwarm {
       {
         count,
         everyMs,
-        concurrency: everyMs > 0 ? 64 : 8,
+        concurrency: inProcessStarts(everyMs),
         empty: this.alive().length === 0,
       },
       () => this.#startOne(),
@@ -113,9 +113,12 @@ export class InProcessSwarm implements SimSwarm {
 
   async #startOne(): Promise<InProcessPeer> {
     const index = this.#nextIndex++; // taken before any await: joins run concurrently
-    const boot = this.#rng
-      .sample(this.alive(), this.#config.bootstrapPeers ?? 3)
-      .map((s) => s.node.addrs[0] as string);
+    const boot = bootstrapOf(
+      this.#config,
+      this.#rng,
+      this.alive(),
+      (s) => s.node.addrs[0] as string,
+    );
     const c = this.#counters;
     const on = this.#net.join(nameOf(index));
     const node = await CidxNode.create({

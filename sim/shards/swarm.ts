@@ -11,7 +11,7 @@ import { getHeapStatistics } from 'node:v8';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { StreamTraffic } from '../../src/net/wire-meter.ts';
 import type { Profile } from '../../src/profile/profile.ts';
-import { startInTurn } from '../join-order.ts';
+import { bootstrapOf, inProcessStarts, startInTurn } from '../join-order.ts';
 import { emptyCounters } from '../node-options.ts';
 import type { Rng } from '../random.ts';
 import type {
@@ -166,7 +166,7 @@ export class ShardedSwarm implements SimSwarm {
         count,
         everyMs,
         // As many starting at once as the in-process swarm lets, in every shard.
-        concurrency: (everyMs > 0 ? 64 : 8) * this.#shards.length,
+        concurrency: inProcessStarts(everyMs) * this.#shards.length,
         empty: this.alive().length === 0,
       },
       () => this.#startOne(),
@@ -176,9 +176,12 @@ export class ShardedSwarm implements SimSwarm {
 
   async #startOne(): Promise<ShardPeer> {
     const index = this.#nextIndex++; // taken before any await: joins run concurrently
-    const bootstrap = this.#rng
-      .sample(this.alive(), this.#config.bootstrapPeers ?? 3)
-      .map((p) => p.addrs[0] as string);
+    const bootstrap = bootstrapOf(
+      this.#config,
+      this.#rng,
+      this.alive(),
+      (p) => p.addrs[0] as string,
+    );
     const shard = this.#shards[index % this.#shards.length] as Shard;
     const { addrs } = await shard.ask({ op: 'start', index, bootstrap });
     const peer = new ShardPeer(index, shard, addrs);
