@@ -8,8 +8,9 @@
  *
  * Usage: npm run bench:wan -- [--nodes 100] [--communities 50] [--searches 50] [--seed 1]
  *   [--network world|none|latency=50ms] [--access 10ms] [--params "concurrency=20"]
- *   [--timing "cache=30s"] [--label text]
- * One configuration per call, in a fresh child process; prints one JSON line and one Markdown
+ *   [--timing "cache=30s"] [--workers N] [--label text]
+ * --workers runs the nodes in N worker threads (`cidx sim --workers`): the simulator's CPU, part
+ * of every latency on one event loop, then spreads over the cores. One configuration per call, in a fresh child process; prints one JSON line and one Markdown
  * table row. BENCH_HEAP_MB sets the child's V8 heap limit (default 12288); BENCH_PROGRESS=1
  * shows progress.
  */
@@ -17,7 +18,9 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runScenario } from '../sim/interpreter.ts';
+import { CAPABILITIES } from '../sim/modes.ts';
 import { parseScenario } from '../sim/scenario.ts';
+import { MAX_WORKERS, shardedSwarm } from '../sim/shards/swarm.ts';
 import { runChild } from './child.ts';
 
 const arg = (name: string, dflt: string) => {
@@ -33,6 +36,14 @@ const ACCESS = arg('--access', '10ms');
 const PARAMS = arg('--params', '');
 const TIMING = arg('--timing', '');
 const LABEL = arg('--label', '');
+const WORKERS = process.argv.includes('--workers') ? Number(arg('--workers', '0')) : undefined;
+if (
+  WORKERS !== undefined &&
+  !(Number.isInteger(WORKERS) && WORKERS >= 0 && WORKERS <= MAX_WORKERS)
+) {
+  console.error(`--workers: an integer from 0 to ${MAX_WORKERS}`);
+  process.exit(2);
+}
 
 function scenarioText(): string {
   const net =
@@ -65,6 +76,9 @@ async function child(): Promise<void> {
   const report = await runScenario(parseScenario(text, file), {
     file,
     progress: process.env.BENCH_PROGRESS === '1',
+    ...(WORKERS === undefined
+      ? {}
+      : { swarm: { name: 'workers', can: CAPABILITIES.workers, create: shardedSwarm(WORKERS) } }),
     aroundCommand: async (command, run) => {
       const c0 = process.cpuUsage();
       await run();
@@ -79,6 +93,7 @@ async function child(): Promise<void> {
     label: LABEL,
     nodes: NODES,
     network: NETWORK,
+    ...(WORKERS === undefined ? {} : { workers: WORKERS }),
     params: PARAMS,
     timing: TIMING,
     rttP50: m['network.rtt_p50_ms'],

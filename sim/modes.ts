@@ -44,7 +44,7 @@ const HOW: Record<ModeName, string> = {
 /** What each mode can do; a mode's implementation declares the same set. */
 export const CAPABILITIES: Record<ModeName, ReadonlySet<Capability>> = {
   'in-process': new Set(['control', 'freeze', 'partition', 'network-model']),
-  workers: new Set(['control']),
+  workers: new Set(['control', 'network-model']),
   processes: new Set(['control', 'freeze']),
   netns: new Set(['control', 'freeze', 'partition']),
   endpoints: new Set(),

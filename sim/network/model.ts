@@ -23,7 +23,7 @@ import {
 } from './member.ts';
 import type { RegionTable } from './regions.ts';
 import { type Timed, TimerQueue } from './timer-queue.ts';
-import type { SimConnection } from './transport.ts';
+import type { PeerEnd, SimConnection } from './transport.ts';
 import { transmitMs } from './units.ts';
 
 const DATA = 0;
@@ -204,7 +204,7 @@ export class NetworkModel {
     const side = ++this.#sides;
     for (const m of chosen) m.side = side;
     for (const conn of [...this.#open]) {
-      const peer = conn.peer as SimConnection;
+      const peer = conn.peer as PeerEnd;
       if (this.reachable(conn.local, peer.local)) continue;
       this.#closedByPartition++;
       const err = new Error('partitioned');
@@ -348,6 +348,11 @@ export class NetworkModel {
       return;
     }
     to.receive(kind, data);
+  }
+
+  /** The round trip of every connection opened so far (ms), in the order they opened. */
+  rtts(): readonly number[] {
+    return this.#rtts;
   }
 
   stats(): NetworkStats {

@@ -69,6 +69,11 @@ export class RegionTable {
     this.#cumulative = regions.map((r) => (sum += r.weight));
   }
 
+  /** What the table is made of (to rebuild it in another thread: `new RegionTable(…)`). */
+  data(): { regions: Region[]; rtt: Float64Array } {
+    return { regions: [...this.regions], rtt: this.#rtt.slice() };
+  }
+
   indexOf(id: string): number {
     const i = this.#index.get(id);
     if (i === undefined) throw new RegionsError(`unknown region "${id}"`);

@@ -42,12 +42,22 @@ const MAX_MESSAGE_SIZE = 65_536;
 
 type Chunk = Parameters<AbstractMultiaddrConnection['sendData']>[0];
 
+/**
+ * What the network model delivers to: the other end of a connection — a SimConnection, or a
+ * stand-in for an end in another thread (sim/shards) — and the node it belongs to.
+ */
+export interface PeerEnd {
+  readonly local: Member;
+  receive(kind: Kind, data: Chunk | undefined): void;
+  abort(err: Error): void;
+}
+
 /** One end of a simulated connection. */
-export class SimConnection extends AbstractMultiaddrConnection {
+export class SimConnection extends AbstractMultiaddrConnection implements PeerEnd {
   readonly net: NetworkModel;
   /** The node at this end, and the other end once the pair is made. */
   readonly local: Member;
-  peer: SimConnection | undefined;
+  peer: PeerEnd | undefined;
   /** One-way delay of what this end sends (ms), fixed for the connection's life. */
   readonly delayMs: number;
   /** Nothing to wait for: no delay, no uplink limit (the zero-cost path). */

@@ -7,11 +7,15 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { StreamTraffic } from '../../src/net/wire-meter.ts';
 import type { ProfileJSON } from '../../src/profile/profile.ts';
+import type { NetworkStats } from '../network/member.ts';
+import type { Region } from '../network/regions.ts';
 import type { PeerInfo, SwarmConfig, SwarmCounters } from '../swarm-api.ts';
 
 /** Given to a shard when its worker starts. */
 export interface ShardInit {
-  config: SwarmConfig;
+  /** The run's settings, less its network (`network`: a class instance does not cross). */
+  config: Omit<SwarmConfig, 'network'>;
+  network: ShardNetwork;
   /** This shard's number, and how many there are: node i runs in shard i mod `shards`. */
   shard: number;
   shards: number;
@@ -38,6 +42,8 @@ export interface ShardMeter {
   traffic: Record<string, StreamTraffic>;
   counters: SwarmCounters;
   connections: { opened: number; closed: number };
+  /** Its network model's statistics, and the round trip of every connection its nodes opened. */
+  network: { stats: NetworkStats; rtts: number[] };
   /** Connections its nodes opened to nodes of other shards. */
   crossConnections: number;
   /** libp2p's counter-group events (WireMeter.events). */
@@ -67,8 +73,21 @@ export type ShardReply =
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; error: { name: string; message: string } };
 
-/** The shard of the node listening at `/memory/sim-<run>-<i>` (undefined for another address). */
-export function shardOf(addr: string, shards: number): number | undefined {
+/**
+ * The shard and network name (`n<i>`) of the node listening at `/memory/sim-<run>-<i>`
+ * (undefined for another address).
+ */
+export function locate(addr: string, shards: number): { shard: number; name: string } | undefined {
   const m = /-(\d+)$/.exec(addr);
-  return m === null ? undefined : Number(m[1]) % shards;
+  return m === null ? undefined : { shard: Number(m[1]) % shards, name: `n${m[1]}` };
+}
+
+/** The run's network model as it crosses to a thread (a region table as its data). */
+export interface ShardNetwork {
+  seed: number;
+  latencyMs?: number;
+  jitterMs?: number;
+  accessMs?: number;
+  bandwidthBps?: number;
+  regions?: { regions: Region[]; rtt: Float64Array };
 }

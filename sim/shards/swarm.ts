@@ -3,8 +3,9 @@
  * i mod n; nodes of one shard connect in memory, nodes of different shards over a MessagePort
  * per connection (thread-transport.ts). One event loop and one heap per shard instead of one
  * for the whole swarm: the other cores run nodes, and each shard's garbage collector walks a
- * smaller heap. What it cannot do that the in-process swarm can: the network model (delay,
- * bandwidth, partitions, freezes), which lives in one thread's transport.
+ * smaller heap. The network model's delays and bandwidth apply to every connection (each
+ * thread models what its nodes send); partitions and freezes, which would have to change every
+ * thread's model at once, are not offered.
  */
 import { availableParallelism } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
@@ -12,6 +13,8 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import type { StreamTraffic } from '../../src/net/wire-meter.ts';
 import type { Profile } from '../../src/profile/profile.ts';
 import { bootstrapOf, inProcessStarts, startInTurn } from '../join-order.ts';
+import { percentile } from '../metrics.ts';
+import type { NetworkStats } from '../network/member.ts';
 import { emptyCounters } from '../node-options.ts';
 import type { Rng } from '../random.ts';
 import type {
@@ -21,6 +24,7 @@ import type {
   SwarmConfig,
   SwarmCounters,
   SwarmFactory,
+  SwarmNetwork,
 } from '../swarm-api.ts';
 import type {
   ShardAnswers,
@@ -132,6 +136,9 @@ export class ShardedSwarm implements SimSwarm {
   readonly #start = Date.now();
   readonly #aliveSeries: { t: number; alive: number }[] = [];
   #nextIndex = 0;
+  /** The network model's statistics summed over the threads, as of the last meter reading. */
+  #networkStats: NetworkStats = mergeNetworkStats([], 0);
+  readonly network: SwarmNetwork;
 
   constructor(config: SwarmConfig, rng: Rng, workers: number) {
     if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS)
@@ -146,10 +153,22 @@ export class ShardedSwarm implements SimSwarm {
         links[a]?.push({ shard: b, port: port1 });
         links[b]?.push({ shard: a, port: port2 });
       }
+    const { network: spec, ...rest } = config;
+    const { seed = 0, regions, ...model } = spec ?? {};
+    const network = { seed, ...model, ...(regions ? { regions: regions.table.data() } : {}) };
     this.#shards = Array.from(
       { length: workers },
-      (_, shard) => new Shard({ config, shard, shards: workers, links: links[shard] ?? [] }),
+      (_, shard) =>
+        new Shard({ config: rest, network, shard, shards: workers, links: links[shard] ?? [] }),
     );
+    this.network = {
+      spec: spec ?? {},
+      stats: () => this.#networkStats,
+      regionOf: (p: SimPeer) => {
+        const table = regions?.table;
+        return table?.regions[table.pick(seed, `n${p.index}`)]?.id;
+      },
+    };
   }
 
   get peers(): readonly SimPeer[] {
@@ -232,8 +251,13 @@ export class ShardedSwarm implements SimSwarm {
   }
 
   /** Every shard's meter (benches read connections from it too). */
-  meters(): Promise<ShardMeter[]> {
-    return Promise.all(this.#shards.map((s) => s.ask({ op: 'meter' })));
+  async meters(): Promise<ShardMeter[]> {
+    const all = await Promise.all(this.#shards.map((s) => s.ask({ op: 'meter' })));
+    this.#networkStats = mergeNetworkStats(
+      all.map((m) => m.network),
+      this.#peers.length,
+    );
+    return all;
   }
 
   /** Each shard's heap in use (bytes), after a full collection where it may run one. */
@@ -270,4 +294,31 @@ export class ShardedSwarm implements SimSwarm {
 export function shardedSwarm(workers: number): SwarmFactory {
   const n = workers === 0 ? availableParallelism() : workers;
   return (config, rng) => new ShardedSwarm(config, rng, n);
+}
+
+/**
+ * The threads' network statistics as one model's: counts summed, round-trip percentiles over
+ * every thread's connections (each counted by its dialling end, once). Members are the nodes
+ * joined (a thread also counts the nodes of other threads its own have met).
+ */
+function mergeNetworkStats(
+  parts: { stats: NetworkStats; rtts: number[] }[],
+  members: number,
+): NetworkStats {
+  const rtts = parts.flatMap((p) => p.rtts);
+  const sum = (f: (s: NetworkStats) => number) => parts.reduce((n, p) => n + f(p.stats), 0);
+  return {
+    members,
+    connections: rtts.length,
+    rttP50Ms: percentile(rtts, 50),
+    rttP95Ms: percentile(rtts, 95),
+    bytes: sum((s) => s.bytes),
+    chunks: sum((s) => s.chunks),
+    droppedChunks: sum((s) => s.droppedChunks),
+    droppedBytes: sum((s) => s.droppedBytes),
+    closedByPartition: sum((s) => s.closedByPartition),
+    dialsDropped: sum((s) => s.dialsDropped),
+    inFlight: sum((s) => s.inFlight),
+    held: sum((s) => s.held),
+  };
 }

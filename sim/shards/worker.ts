@@ -11,13 +11,14 @@ import { WireMeter } from '../../src/net/wire-meter.ts';
 import { CidxNode } from '../../src/node/node.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
 import { SimNetwork } from '../network/network.ts';
+import { RegionTable } from '../network/regions.ts';
 import { emptyCounters, simNodeOptions } from '../node-options.ts';
 import {
+  locate,
   type ShardInit,
   type ShardMessage,
   type ShardReply,
   type ShardRequest,
-  shardOf,
 } from './messages.ts';
 import { acceptDials, crossed, ShardTransport } from './thread-transport.ts';
 
@@ -25,7 +26,7 @@ import { acceptDials, crossed, ShardTransport } from './thread-transport.ts';
 class ShardHost {
   readonly #init: ShardInit;
   readonly #meter = new WireMeter();
-  readonly #net = new SimNetwork({ seed: 0 });
+  readonly #net: SimNetwork;
   readonly #log = silentLogger().forComponent('cidx:sim-shards');
   readonly #links: Map<number, MessagePort>;
   readonly #counters = emptyCounters();
@@ -33,6 +34,11 @@ class ShardHost {
 
   constructor(init: ShardInit) {
     this.#init = init;
+    const { regions, ...rest } = init.network;
+    this.#net = new SimNetwork({
+      ...rest,
+      ...(regions ? { regions: new RegionTable(regions.regions, regions.rtt) } : {}),
+    });
     this.#links = new Map(init.links.map((l) => [l.shard, l.port]));
     for (const l of init.links) acceptDials(l.port, this.#net.model, this.#log);
   }
@@ -48,7 +54,7 @@ class ShardHost {
     const { config, shard, shards } = this.#init;
     if (this.#nodes.has(index)) throw new Error(`node ${index} already runs in shard ${shard}`);
     const self = `/memory/sim-${config.runId}-${index}`;
-    const on = this.#net.join(`n${index}`);
+    const on = this.#net.join(`n${index}`); // the name locate() gives its address
     const node = await CidxNode.create({
       transport: 'memory',
       transportFactory: (c) =>
@@ -56,7 +62,7 @@ class ShardHost {
           local: on.transport(c),
           links: this.#links,
           shard,
-          shardOf: (addr) => shardOf(addr, shards),
+          locate: (addr) => locate(addr, shards),
           self,
           log: this.#log,
         }),
@@ -136,6 +142,7 @@ class ShardHost {
           connections: { ...this.#meter.connections },
           events: Object.fromEntries(this.#meter.events),
           crossConnections: crossed.connections,
+          network: { stats: this.#net.stats(), rtts: [...this.#net.model.rtts()] },
         };
     }
   }

@@ -34,7 +34,7 @@ export function registerSimCommand(program: Command): void {
     )
     .option(
       '--workers <n>',
-      'spread the in-process nodes over n worker threads (0: one per core); no network model, partitions or freezes',
+      'spread the in-process nodes over n worker threads (0: one per core); the network model applies, partition, heal and freeze do not',
       intIn(0, 64),
     )
     .option(

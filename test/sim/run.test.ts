@@ -260,7 +260,11 @@ describe('what a mode can run', () => {
   });
 
   it.each([
-    ['processes', 'network latency=50ms', 'network needs in-process nodes (this run: --processes)'],
+    [
+      'processes',
+      'network latency=50ms',
+      'network needs in-process nodes or --workers (this run: --processes)',
+    ],
     [
       'processes',
       'at 0s partition 50% for 1m',

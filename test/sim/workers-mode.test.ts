@@ -15,6 +15,7 @@ import { Rng } from '../../sim/random.ts';
 import type { SimReport } from '../../sim/report/types.ts';
 import { parseScenario } from '../../sim/scenario.ts';
 import { ShardedSwarm } from '../../sim/shards/swarm.ts';
+import { parseProfile } from '../../src/profile/parse.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cidx-workers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -99,10 +100,83 @@ describe('a scenario on 12 nodes in 3 worker threads', () => {
   });
 });
 
+describe('the network model across worker threads', () => {
+  it('delays every connection, within a thread and across threads, as in one thread', async () => {
+    const text = `
+seed 9
+index lsh n=6 m=1 seed=workers-net
+network latency=30ms
+dataset communities synthetic count=4 size=12 topics=2
+at 0s join 8
+at +0s create communities from=0-1
+at +0s search communities exact from=2-7
+`;
+    const file = join(dir, 'latency.scenario');
+    writeFileSync(file, text);
+    let swarm: ShardedSwarm | undefined;
+    let cross = 0;
+    const report = await runScenario(parseScenario(text, file), {
+      file,
+      progress: false,
+      aroundCommand: async (_command, go) => {
+        await go();
+        cross = (await swarm?.meters())?.reduce((n, s) => n + s.crossConnections, 0) ?? 0;
+      },
+      swarm: {
+        name: 'workers',
+        can: CAPABILITIES.workers,
+        create: (config, rng) => {
+          swarm = new ShardedSwarm(config, rng, 2);
+          return swarm;
+        },
+      },
+    });
+    const m = report.metrics;
+    expect(m['search.unresolved']).toBe(0);
+    expect(m['search.top1_agreement']).toBe(1);
+    // Every connection's round trip is the model's, 2 × 30 ms, whichever threads it joins.
+    expect(m['network.rtt_p50_ms']).toBe(60);
+    expect(m['network.rtt_p95_ms']).toBe(60);
+    expect(m['network.connections']).toBeGreaterThan(8);
+    expect(cross).toBeGreaterThan(0);
+    // A search waits for round trips: at least a lookup's and a query's.
+    expect(m['search.rtts_p50']).toBeGreaterThanOrEqual(2);
+    expect(report.network?.description).toContain('one-way delay 30 ms');
+  }, 60_000);
+});
+
+describe('a connection between two threads', () => {
+  it('takes the round trips the model gives it: to open, and for every request', async () => {
+    const swarm = new ShardedSwarm(
+      { runId: 'rtt', node: { swarm: {} }, settings: {}, network: { seed: 1, latencyMs: 50 } },
+      new Rng(1, 'workers-rtt'),
+      2,
+    );
+    try {
+      await swarm.join(1, 0);
+      // Node 1 runs in the other thread and bootstraps to node 0: its first dial crosses.
+      const t0 = performance.now();
+      await swarm.join(1, 0);
+      const joined = performance.now() - t0;
+      const t1 = performance.now();
+      const found = await swarm.peers[1]?.search(parseProfile({ weights: { a: 1, b: 2 } }), 3);
+      const searched = performance.now() - t1;
+      expect(found).toEqual([]);
+      // Round trip 100 ms. Joining: the dial, then the plaintext exchange and the multiplexer's
+      // negotiation, at least. A search: a lookup and a query, each a stream's negotiation and
+      // its request. Only the model's delays make these (a slower machine adds to them).
+      expect(joined).toBeGreaterThanOrEqual(300);
+      expect(searched).toBeGreaterThanOrEqual(200);
+    } finally {
+      await swarm.stop();
+    }
+  }, 30_000);
+});
+
 describe('cidx sim --workers, refusals', () => {
   it('refuses what only the one-thread swarm can do, naming the line', async () => {
-    const file = join(dir, 'network.scenario');
-    writeFileSync(file, 'seed 1\nnetwork latency=40ms\nat 0s join 4\n');
+    const file = join(dir, 'partition.scenario');
+    writeFileSync(file, 'seed 1\nat 0s join 4\nat 1s partition 2\n');
     const writes: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
     process.stderr.write = ((s: string) => {
@@ -116,7 +190,7 @@ describe('cidx sim --workers, refusals', () => {
       process.stderr.write = write;
     }
     expect(writes.join('')).toContain(
-      `${file}:2: network needs in-process nodes (this run: --workers)`,
+      `${file}:3: partition needs in-process nodes or --netns (this run: --workers)`,
     );
     expect(writes.join('')).toContain('--workers and --processes: choose one');
   });
