@@ -61,9 +61,10 @@ Exit code: 0 when every expect holds, 1 when one fails, 2 on a scenario error, a
 machine cannot run or endpoints that do not answer, 130 when interrupted (Ctrl-C: the report of
 the run so far is written, every node process and namespace removed).
 
-network needs in-process nodes; freeze runs in-process or on processes, partition and heal
-in-process or with --netns; with --endpoints, statements that start, stop or signal nodes (join,
-kill, leave, churn, freeze, partition, heal) are refused before the run, naming their line.
+network needs in-process nodes (also with --workers); freeze runs in-process or on processes,
+partition and heal in-process or with --netns; with --endpoints, statements that start, stop or
+signal nodes (join, kill, leave, churn, freeze, partition, heal) are refused before the run,
+naming their line.
 
 Examples:
   cidx sim scenarios/quickstart.scenario --out out/quickstart
