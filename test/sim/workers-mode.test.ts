@@ -35,12 +35,17 @@ at +0s check findable
 at +0s search communities exact from=4-11
 `;
 
-async function run(workers: number | undefined): Promise<{ report: SimReport; cross: number }> {
-  const file = join(dir, `w${workers ?? 0}.scenario`);
-  writeFileSync(file, TEXT);
+/** Runs `text` in this thread (no `workers`) or in that many; counts the connections across. */
+async function run(
+  text: string,
+  name: string,
+  workers: number | undefined,
+): Promise<{ report: SimReport; cross: number }> {
+  const file = join(dir, `${name}.scenario`);
+  writeFileSync(file, text);
   let swarm: ShardedSwarm | undefined;
   let cross = 0;
-  const report = await runScenario(parseScenario(TEXT, file), {
+  const report = await runScenario(parseScenario(text, file), {
     file,
     progress: false,
     ...(workers === undefined
@@ -66,8 +71,8 @@ async function run(workers: number | undefined): Promise<{ report: SimReport; cr
 
 describe('a scenario on 12 nodes in 3 worker threads', () => {
   it('finds what one thread finds, across threads, also after holders crash', async () => {
-    const one = await run(undefined);
-    const three = await run(3);
+    const one = await run(TEXT, 'one', undefined);
+    const three = await run(TEXT, 'three', 3);
     for (const { report } of [one, three]) {
       expect(report.expects).toEqual([]);
       expect(report.metrics['search.unresolved']).toBe(0);
@@ -111,26 +116,7 @@ at 0s join 8
 at +0s create communities from=0-1
 at +0s search communities exact from=2-7
 `;
-    const file = join(dir, 'latency.scenario');
-    writeFileSync(file, text);
-    let swarm: ShardedSwarm | undefined;
-    let cross = 0;
-    const report = await runScenario(parseScenario(text, file), {
-      file,
-      progress: false,
-      aroundCommand: async (_command, go) => {
-        await go();
-        cross = (await swarm?.meters())?.reduce((n, s) => n + s.crossConnections, 0) ?? 0;
-      },
-      swarm: {
-        name: 'workers',
-        can: CAPABILITIES.workers,
-        create: (config, rng) => {
-          swarm = new ShardedSwarm(config, rng, 2);
-          return swarm;
-        },
-      },
-    });
+    const { report, cross } = await run(text, 'latency', 2);
     const m = report.metrics;
     expect(m['search.unresolved']).toBe(0);
     expect(m['search.top1_agreement']).toBe(1);
