@@ -188,3 +188,19 @@ export function chargeTraffic(
     }
   }
 }
+
+/** Traffic per protocol summed over several records (nodes, threads). */
+export function sumTraffic(
+  records: Iterable<Readonly<Record<string, StreamTraffic>>>,
+): Record<string, StreamTraffic> {
+  const out: Record<string, StreamTraffic> = {};
+  for (const r of records)
+    for (const [proto, t] of Object.entries(r)) {
+      const o = out[proto] ?? { streams: 0, messages: 0, bytes: 0 };
+      o.streams += t.streams;
+      o.messages += t.messages;
+      o.bytes += t.bytes;
+      out[proto] = o;
+    }
+  return out;
+}

@@ -16,6 +16,23 @@ export function emptyCounters(): SwarmCounters {
   };
 }
 
+/** Adds what one node or thread counted to `out` (absent groups count nothing). */
+export function addCounters(
+  out: SwarmCounters,
+  c: {
+    notifications: number;
+    lookups?: SwarmCounters['lookups'];
+    searches?: SwarmCounters['searches'];
+  },
+): void {
+  out.notifications += c.notifications;
+  if (c.lookups)
+    for (const k of ['count', 'messages', 'hops', 'ms'] as const) out.lookups[k] += c.lookups[k];
+  if (c.searches)
+    for (const k of ['count', 'requests', 'peers', 'repeatQueries'] as const)
+      out.searches[k] += c.searches[k];
+}
+
 export function simNodeOptions(
   config: SwarmConfig,
   meter: WireMeter,

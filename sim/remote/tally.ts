@@ -6,6 +6,8 @@
 import pLimit from 'p-limit';
 import type { StatsResult } from '../../src/client/index.ts';
 import type { StreamTraffic } from '../../src/net/wire-meter.ts';
+import { sumTraffic as sumRecords } from '../metrics.ts';
+import { addCounters, emptyCounters } from '../node-options.ts';
 import type { SwarmCounters } from '../swarm-api.ts';
 import type { RpcPeer } from './peer.ts';
 
@@ -20,38 +22,16 @@ export async function gather(peers: readonly RpcPeer[]): Promise<StatsResult[]> 
 }
 
 export function sumTraffic(stats: readonly StatsResult[]): Record<string, StreamTraffic> {
-  const out: Record<string, StreamTraffic> = {};
-  for (const s of stats)
-    for (const [proto, t] of Object.entries(s.wire ?? {})) {
-      const o = out[proto] ?? { streams: 0, messages: 0, bytes: 0 };
-      o.streams += t.streams;
-      o.messages += t.messages;
-      o.bytes += t.bytes;
-      out[proto] = o;
-    }
-  return out;
+  return sumRecords(stats.map((s) => s.wire ?? {}));
 }
 
 export function sumCounters(stats: readonly StatsResult[]): SwarmCounters {
-  const c: SwarmCounters = {
-    notifications: 0,
-    lookups: { count: 0, messages: 0, hops: 0, ms: 0 },
-    searches: { count: 0, requests: 0, peers: 0, repeatQueries: 0 },
-  };
-  for (const s of stats) {
-    c.notifications += s.notifications?.received ?? 0;
-    if (s.lookups) {
-      c.lookups.count += s.lookups.count;
-      c.lookups.messages += s.lookups.messages;
-      c.lookups.hops += s.lookups.hops;
-      c.lookups.ms += s.lookups.ms;
-    }
-    if (s.searches) {
-      c.searches.count += s.searches.count;
-      c.searches.requests += s.searches.requests;
-      c.searches.peers += s.searches.peers;
-      c.searches.repeatQueries += s.searches.repeatQueries;
-    }
-  }
+  const c = emptyCounters();
+  for (const s of stats)
+    addCounters(c, {
+      notifications: s.notifications?.received ?? 0,
+      lookups: s.lookups,
+      searches: s.searches,
+    });
   return c;
 }

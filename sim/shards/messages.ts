@@ -43,7 +43,7 @@ export interface ShardMeter {
   counters: SwarmCounters;
   connections: { opened: number; closed: number };
   /** Its network model's statistics, and the round trip of every connection its nodes opened. */
-  network: { stats: NetworkStats; rtts: number[] };
+  network: { stats: NetworkStats; rtts: readonly number[] };
   /** Connections its nodes opened to nodes of other shards. */
   crossConnections: number;
   /** libp2p's counter-group events (WireMeter.events). */

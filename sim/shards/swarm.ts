@@ -13,9 +13,9 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import type { StreamTraffic } from '../../src/net/wire-meter.ts';
 import type { Profile } from '../../src/profile/profile.ts';
 import { bootstrapOf, inProcessStarts, startInTurn } from '../join-order.ts';
-import { percentile } from '../metrics.ts';
+import { percentile, sumTraffic } from '../metrics.ts';
 import type { NetworkStats } from '../network/member.ts';
-import { emptyCounters } from '../node-options.ts';
+import { addCounters, emptyCounters } from '../node-options.ts';
 import type { Rng } from '../random.ts';
 import type {
   PeerInfo,
@@ -226,27 +226,12 @@ export class ShardedSwarm implements SimSwarm {
   }
 
   async traffic(): Promise<Record<string, StreamTraffic>> {
-    const out: Record<string, StreamTraffic> = {};
-    for (const m of await this.meters()) {
-      for (const [protocol, t] of Object.entries(m.traffic)) {
-        const sum = out[protocol] ?? { streams: 0, messages: 0, bytes: 0 };
-        out[protocol] = sum;
-        sum.streams += t.streams;
-        sum.messages += t.messages;
-        sum.bytes += t.bytes;
-      }
-    }
-    return out;
+    return sumTraffic((await this.meters()).map((m) => m.traffic));
   }
 
   async counters(): Promise<SwarmCounters> {
     const out = emptyCounters();
-    for (const { counters: c } of await this.meters()) {
-      out.notifications += c.notifications;
-      for (const k of ['count', 'messages', 'hops', 'ms'] as const) out.lookups[k] += c.lookups[k];
-      for (const k of ['count', 'requests', 'peers', 'repeatQueries'] as const)
-        out.searches[k] += c.searches[k];
-    }
+    for (const m of await this.meters()) addCounters(out, m.counters);
     return out;
   }
 
@@ -302,7 +287,7 @@ export function shardedSwarm(workers: number): SwarmFactory {
  * joined (a thread also counts the nodes of other threads its own have met).
  */
 function mergeNetworkStats(
-  parts: { stats: NetworkStats; rtts: number[] }[],
+  parts: { stats: NetworkStats; rtts: readonly number[] }[],
   members: number,
 ): NetworkStats {
   const rtts = parts.flatMap((p) => p.rtts);

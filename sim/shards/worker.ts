@@ -142,7 +142,7 @@ class ShardHost {
           connections: { ...this.#meter.connections },
           events: Object.fromEntries(this.#meter.events),
           crossConnections: crossed.connections,
-          network: { stats: this.#net.stats(), rtts: [...this.#net.model.rtts()] },
+          network: { stats: this.#net.stats(), rtts: this.#net.model.rtts() },
         };
     }
   }
