@@ -10,11 +10,15 @@
  *   slow it down (one node pays nothing for it; a thousand in one process pay a visible share
  *   of their CPU, docs/BENCHMARKS.md). Without it the tagger runs at kad-dht's default, which
  *   costs CPU, not correctness.
+ * - the routing table's `queueRoutingTableUpdate` and `pingContact`, through which a node
+ *   answers kad-dht's pings of peers that have just answered from memory (fresh-contacts.ts).
+ *   Without them every such peer is pinged, as kad-dht does alone: messages, not correctness.
  *
  * `kadInternalsMissing` names what is gone, for a node to warn about at start; a test asserts
  * that both are there on a real kad-dht instance, so an upgrade that renames them fails it.
  */
 import type { KadDHT, SingleKadDHT } from '@libp2p/kad-dht';
+import { freshPingsReachable } from './fresh-contacts.ts';
 
 /** The tagger interval simulations use instead of kad-dht's 5 s. */
 export const SIMULATION_TAGGING_MS = 120_000;
@@ -63,6 +67,10 @@ export function kadInternalsMissing(
     if (routingTableSize(dht) === undefined || routingTablePeers(dht) === undefined)
       out.push(
         `${name} DHT: kad-dht exposes no routingTable.size or .kb; peers are counted from identify instead`,
+      );
+    if (!freshPingsReachable(dht))
+      out.push(
+        `${name} DHT: kad-dht's routing-table pings were not found; every peer it adds is pinged`,
       );
     if (opts.simulation && closestPeerTagger(dht)?.refreshInterval !== SIMULATION_TAGGING_MS)
       out.push(

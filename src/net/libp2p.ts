@@ -24,6 +24,7 @@ import type { Datastore } from 'interface-datastore';
 import { createLibp2p, type Libp2p } from 'libp2p';
 import { ParamsError } from '../keys/params.ts';
 import { SETTINGS } from '../settings/table.ts';
+import { answerFreshPings, FreshContacts } from './fresh-contacts.ts';
 import { fastClosestPeers } from './kad-closest.ts';
 import { slowClosestPeerTagging } from './kad-internals.ts';
 import { connectionGater, type HostTransport, natServices, transports } from './platform.ts';
@@ -91,6 +92,11 @@ export interface HostOptions {
    * libp2p's 10 s). A simulation never runs it.
    */
   pingIntervalMs?: number;
+  /**
+   * How long a peer offered to a routing table counts as alive for the table's pings (ms;
+   * 0: every ping goes to the network; default the setting's). See fresh-contacts.ts.
+   */
+  freshContactMs?: number;
   /** libp2p's Metrics component (the simulator meters the wire through it). */
   metrics?: (components: unknown) => Metrics;
   /**
@@ -250,6 +256,10 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
     },
   })) as CidxLibp2p;
   host.services.reachability.attach([host.services.profiles, host.services.addresses]);
+  // One record for both DHTs: a peer that answered either is alive for both.
+  const fresh = new FreshContacts(o.freshContactMs ?? SETTINGS.timing.freshContactMs.default);
+  answerFreshPings(host.services.profiles, fresh);
+  answerFreshPings(host.services.addresses, fresh);
   if (o.simulation) {
     // Checked at start (kadInternalsMissing): a node warns if the tagger was not found.
     slowClosestPeerTagging(host.services.profiles);

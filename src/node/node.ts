@@ -145,6 +145,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       dht,
       privateKey,
       pingIntervalMs: timing.pingIntervalMs,
+      freshContactMs: timing.freshContactMs,
       ...(datastore ? { datastore } : {}),
     });
     let node: CidxNode | undefined;

@@ -76,6 +76,15 @@ export const TIMING = {
     'cache',
     0,
   ),
+  // kad-dht pings every peer before adding it to a routing table, though it offers only peers
+  // that have just answered it (src/net/fresh-contacts.ts).
+  freshContactMs: timing(
+    'fresh-contact',
+    "how long a peer that just answered the DHTs counts as alive for their routing tables' pings (0: always ping)",
+    10_000,
+    'fresh',
+    0,
+  ),
   // libp2p's own interval. Each ping is a new stream with its protocol negotiation on every
   // open connection, at both ends: many node processes sharing a few cores spend most of their
   // CPU on them (bench:modes), and a ping that times out closes the connection.

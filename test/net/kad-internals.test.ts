@@ -11,8 +11,9 @@ import {
 import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
 
 /**
- * cidx reads two things kad-dht keeps inside: its routing table's size and its closest-peer
- * tagger's interval. An upgrade that moves either must fail here, not slow nodes down silently.
+ * cidx reaches three things kad-dht keeps inside: its routing table's size, its closest-peer
+ * tagger's interval and its routing table's pings. An upgrade that moves any of them must fail
+ * here, not slow nodes down silently.
  */
 describe("kad-dht's insides", () => {
   const hosts: CidxLibp2p[] = [];
@@ -61,9 +62,10 @@ describe("kad-dht's insides", () => {
     expect(routingTableSize(bare)).toBeUndefined();
     expect(slowClosestPeerTagging(bare)).toBe(false);
     const missing = kadInternalsMissing({ profiles: bare }, { simulation: true });
-    expect(missing).toHaveLength(2);
+    expect(missing).toHaveLength(3);
     expect(missing[0]).toMatch(/profiles DHT: .*routingTable\.size/);
-    expect(missing[1]).toMatch(/profiles DHT: .*tagger/);
-    expect(kadInternalsMissing({ profiles: bare }, { simulation: false })).toHaveLength(1);
+    expect(missing[1]).toMatch(/profiles DHT: .*routing-table pings/);
+    expect(missing[2]).toMatch(/profiles DHT: .*tagger/);
+    expect(kadInternalsMissing({ profiles: bare }, { simulation: false })).toHaveLength(2);
   });
 });

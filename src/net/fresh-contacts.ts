@@ -1,0 +1,105 @@
+/**
+ * Routing-table pings of peers that have just answered, answered from memory.
+ *
+ * kad-dht (16.x) pings a peer before it adds it to a routing table, and pings old contacts of a
+ * full bucket before it keeps them. But every peer it offers its table comes through
+ * `queueRoutingTableUpdate`, and kad-dht calls that for two reasons only: the peer has just
+ * answered one of its queries, or identify has just completed on a new connection to it. Either
+ * way the peer proved it is alive a moment ago, and the ping that follows (a new stream, two
+ * protocol negotiations, 32 bytes each way) tells nothing new: on a 500-node swarm these pings
+ * were a third of every search's messages (docs/BENCHMARKS.md).
+ *
+ * So a node notes when kad-dht offered it each peer, and for `freshMs` after that answers
+ * kad-dht's ping of that peer as a successful one (and tells kad-dht's closest-peer tagger, as
+ * a real ping would); older evidence, or none (peers loaded from the peer store at start, old
+ * contacts not heard from since), gets the real ping. kad-dht has no option for this; reached
+ * through its internals, checked by `kadInternalsMissing`, and left alone if their shape
+ * changes. Upstream, the natural fix is for the k-bucket to take the time a contact was last
+ * heard from instead of `lastPing: 0`.
+ */
+import type { PeerId } from '@libp2p/interface';
+
+/** Peers remembered at most (the oldest evidence is forgotten first). */
+const MAX_PEERS = 4096;
+
+/** Evidence that peers are alive: when each was last offered to the routing table. */
+export class FreshContacts {
+  readonly #heard = new Map<string, number>();
+  /** Pings answered from memory, and pings that went to the network. */
+  readonly pings = { skipped: 0, sent: 0 };
+
+  readonly freshMs: number;
+  readonly now: () => number;
+
+  constructor(freshMs: number, now: () => number = performance.now.bind(performance)) {
+    this.freshMs = freshMs;
+    this.now = now;
+  }
+
+  heard(peer: PeerId): void {
+    const id = peer.toString();
+    this.#heard.delete(id);
+    this.#heard.set(id, this.now());
+    if (this.#heard.size > MAX_PEERS) {
+      const oldest = this.#heard.keys().next();
+      if (oldest.done !== true) this.#heard.delete(oldest.value);
+    }
+  }
+
+  isFresh(peer: PeerId): boolean {
+    const at = this.#heard.get(peer.toString());
+    return at !== undefined && this.now() - at <= this.freshMs;
+  }
+}
+
+interface Contact {
+  peerId: PeerId;
+}
+
+interface RoutingTableInternals {
+  queueRoutingTableUpdate?: (peerId: PeerId, options?: unknown) => void;
+  pingContact?: (contact: Contact, options?: unknown) => Promise<boolean>;
+  safeDispatchEvent?: (type: string, init: { detail: PeerId }) => boolean;
+}
+
+function routingTable(dht: unknown): RoutingTableInternals | undefined {
+  return (dht as { routingTable?: RoutingTableInternals }).routingTable;
+}
+
+/** Whether the DHT has the two methods `answerFreshPings` replaces. */
+export function freshPingsReachable(dht: unknown): boolean {
+  const rt = routingTable(dht);
+  return (
+    typeof rt?.queueRoutingTableUpdate === 'function' &&
+    typeof rt.pingContact === 'function' &&
+    typeof rt.safeDispatchEvent === 'function'
+  );
+}
+
+/**
+ * Makes the DHT's routing table answer pings of peers offered to it within `fresh.freshMs` from
+ * memory. False (and nothing changed) if kad-dht's internals are not where 16.x keeps them, or
+ * if `freshMs` is 0 (every ping goes to the network, as kad-dht does alone).
+ */
+export function answerFreshPings(dht: unknown, fresh: FreshContacts): boolean {
+  const rt = routingTable(dht);
+  if (fresh.freshMs <= 0 || rt === undefined || !freshPingsReachable(dht)) return false;
+  const queue = (rt.queueRoutingTableUpdate as NonNullable<typeof rt.queueRoutingTableUpdate>).bind(
+    rt,
+  );
+  const ping = (rt.pingContact as NonNullable<typeof rt.pingContact>).bind(rt);
+  rt.queueRoutingTableUpdate = (peerId, options) => {
+    fresh.heard(peerId);
+    queue(peerId, options);
+  };
+  rt.pingContact = async (contact, options) => {
+    if (!fresh.isFresh(contact.peerId)) {
+      fresh.pings.sent++;
+      return ping(contact, options);
+    }
+    fresh.pings.skipped++;
+    rt.safeDispatchEvent?.('peer:ping', { detail: contact.peerId });
+    return true;
+  };
+  return true;
+}

@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto';
+import { generateKeyPair } from '@libp2p/crypto/keys';
+import type { PeerId } from '@libp2p/interface';
+import { peerIdFromPrivateKey } from '@libp2p/peer-id';
+import { afterEach, describe, expect, it } from 'vitest';
+import { answerFreshPings, FreshContacts } from '../../src/net/fresh-contacts.ts';
+import { routingTablePeers } from '../../src/net/kad-internals.ts';
+import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
+import { WireMeter } from '../../src/net/wire-meter.ts';
+
+const PING = '/ipfs/ping/1.0.0';
+const peer = async () => peerIdFromPrivateKey(await generateKeyPair('Ed25519'));
+
+/** A routing table's two methods as kad-dht has them: the real ping is counted. */
+function fakeTable() {
+  const rt = {
+    offered: [] as PeerId[],
+    pinged: [] as PeerId[],
+    events: [] as PeerId[],
+    queueRoutingTableUpdate(p: PeerId) {
+      rt.offered.push(p);
+    },
+    async pingContact(c: { peerId: PeerId }) {
+      rt.pinged.push(c.peerId);
+      return false;
+    },
+    safeDispatchEvent(_type: string, init: { detail: PeerId }) {
+      rt.events.push(init.detail);
+      return true;
+    },
+  };
+  return rt;
+}
+
+describe('routing-table pings of peers that have just answered', () => {
+  it('are answered from memory within the window, and sent after it or without evidence', async () => {
+    let now = 0;
+    const fresh = new FreshContacts(10_000, () => now);
+    const rt = fakeTable();
+    expect(answerFreshPings({ routingTable: rt }, fresh)).toBe(true);
+    const [a, b] = [await peer(), await peer()];
+    rt.queueRoutingTableUpdate(a);
+    expect(rt.offered).toEqual([a]);
+    now = 10_000;
+    expect(await rt.pingContact({ peerId: a })).toBe(true);
+    expect(rt.events).toEqual([a]);
+    // Never offered: the real ping (which here fails).
+    expect(await rt.pingContact({ peerId: b })).toBe(false);
+    // Evidence older than the window: the real ping.
+    now = 10_001;
+    expect(await rt.pingContact({ peerId: a })).toBe(false);
+    expect(rt.pinged).toEqual([b, a]);
+    expect(fresh.pings).toEqual({ skipped: 1, sent: 2 });
+  });
+
+  it('with a window of 0, or without the internals, leave the table as it is', async () => {
+    const rt = fakeTable();
+    const ping = rt.pingContact;
+    expect(answerFreshPings({ routingTable: rt }, new FreshContacts(0))).toBe(false);
+    expect(rt.pingContact).toBe(ping);
+    expect(answerFreshPings({}, new FreshContacts(10_000))).toBe(false);
+    expect(answerFreshPings({ routingTable: { pingContact: ping } }, new FreshContacts(1))).toBe(
+      false,
+    );
+  });
+
+  it('remember at most 4096 peers, forgetting the oldest evidence first', async () => {
+    const fresh = new FreshContacts(10_000, () => 0);
+    const first = await peer();
+    const second = await peer();
+    fresh.heard(first);
+    fresh.heard(second);
+    fresh.heard(first); // heard again: now the newest
+    for (let i = 0; i < 4095; i++) fresh.heard(await peer());
+    expect(fresh.isFresh(second)).toBe(false);
+    expect(fresh.isFresh(first)).toBe(true);
+    fresh.heard(await peer());
+    expect(fresh.isFresh(first)).toBe(false);
+  });
+});
+
+describe('two real nodes meeting', () => {
+  const hosts: CidxLibp2p[] = [];
+  afterEach(async () => {
+    await Promise.allSettled(hosts.splice(0).map((h) => h.stop()));
+  });
+
+  /** Connects two nodes; resolves when each holds the other in both routing tables. */
+  async function meet(freshContactMs: number) {
+    const meter = new WireMeter();
+    const make = async () => {
+      const h = await createHost({
+        transport: 'memory',
+        listen: [`/memory/fresh-${randomBytes(4).toString('hex')}`],
+        encryption: 'plaintext',
+        simulation: true,
+        metrics: meter.component,
+        freshContactMs,
+      });
+      hosts.push(h);
+      await h.start();
+      return h;
+    };
+    const [a, b] = [await make(), await make()];
+    const tagged: string[] = [];
+    const rt = (a.services.profiles as unknown as { routingTable: EventTarget }).routingTable;
+    rt.addEventListener('peer:ping', (e) => tagged.push(String((e as CustomEvent).detail)));
+    const holds = (h: CidxLibp2p, p: PeerId) =>
+      [h.services.profiles, h.services.addresses].every((d) =>
+        (routingTablePeers(d) ?? []).includes(p.toString()),
+      );
+    const both = new Promise<void>((resolve) => {
+      const check = () => {
+        if (holds(a, b.peerId) && holds(b, a.peerId)) resolve();
+        else setTimeout(check, 10);
+      };
+      check();
+    });
+    await a.dial(b.getMultiaddrs()[0] as never);
+    await both;
+    return { meter, a, b, tagged };
+  }
+
+  it('add each other without a ping: identify has just shown the other alive', async () => {
+    const { meter, b, tagged } = await meet(10_000);
+    expect(meter.snapshot()[PING]).toBeUndefined();
+    // kad-dht's closest-peer tagger still hears of the peer, as from a real ping.
+    expect(tagged).toContain(b.peerId.toString());
+  });
+
+  it('ping each other first when the window is 0, as kad-dht does alone', async () => {
+    const { meter } = await meet(0);
+    // A ping of each DHT's table on each side: a request and its answer each.
+    expect(meter.snapshot()[PING]?.streams).toBeGreaterThanOrEqual(2);
+  });
+});
