@@ -48,6 +48,7 @@ export function createContext(network: Network, o: ContextOptions): NodeContext 
       closestCacheMs: timing.closestCacheMs,
       now,
       swarmParams: o.swarm.params,
+      readsAhead: limits.readsAhead,
     }),
     swarm: o.swarm,
     timing,

@@ -71,10 +71,12 @@ export interface HoldersOptions {
   now(): number;
   /** Our swarm parameters, quoted in a mismatch error. */
   swarmParams: unknown;
+  /**
+   * Reads sent ahead during one lookup, per answer wanted (the closest so far changes a few
+   * times); 0: none (`limits.readsAhead`).
+   */
+  readsAhead: number;
 }
-
-/** Reads sent ahead during one lookup, per answer wanted: the closest so far changes a few times. */
-const MAX_EARLY_PER_WANTED = 3;
 
 export class Holders {
   readonly #network: Network;
@@ -263,9 +265,10 @@ export class Holders {
     const answers: Answer[] = [];
     const sent: Sent[] = [];
     const early = new Map<string, Promise<OkResponse>>();
-    const onHeard = plan.speculate
-      ? this.#speculator(key, plan.first, plan.want, early, sent)
-      : undefined;
+    const onHeard =
+      plan.speculate && this.#opts.readsAhead > 0
+        ? this.#speculator(key, plan.first, plan.want, early, sent)
+        : undefined;
     const peers = this.#answeringFirst(
       (await this.candidates(dht, key, onHeard)).slice(0, plan.maxPeers),
     );
@@ -332,7 +335,7 @@ export class Holders {
   /**
    * Reads sent ahead while a lookup runs: each time the lookup hears of peers, `req` goes to
    * those now among the `want` closest heard of (this node included) that were not sent it yet,
-   * at most MAX_EARLY_PER_WANTED × `want` in all. A lookup's last round only confirms the
+   * at most `readsAhead` × `want` in all. A lookup's last round only confirms the
    * closest peer it found; asking that peer meanwhile saves the query's round trips after the
    * lookup. The answer of a peer the lookup does not keep among the closest is not used, so a
    * search returns what it would have without reading ahead.
@@ -346,7 +349,7 @@ export class Holders {
   ): (peers: PeerId[]) => void {
     const self = this.#network.self;
     const heard = new Map<string, PeerId>([[self.toString(), self]]);
-    const budget = MAX_EARLY_PER_WANTED * want;
+    const budget = this.#opts.readsAhead * want;
     return (peers) => {
       for (const p of peers) {
         const id = p.toString();

@@ -66,7 +66,7 @@ export async function searchCommunities(
           });
           sent.push(...asked.sent);
           addAnswers(claims, asked.answers, query);
-          fetchAhead(ctx, claims, k, ahead);
+          if (ctx.limits.readsAhead > 0) fetchAhead(ctx, claims, k, ahead);
         } catch (err) {
           errors.push(err);
         }

@@ -35,6 +35,18 @@ export const LIMITS = {
     ),
     scenario: { statement: 'params', key: 'queryReplicas' },
   },
+  // Reads ahead cut a search on the world network from 13.5 to 9.7 round trips at 100 nodes
+  // and cost a third more bytes (docs/BENCHMARKS.md, bench:wan); 0 is for bytes before time.
+  readsAhead: {
+    ...limit(
+      'reads-ahead',
+      'requests a lookup sends ahead, per answer it wants, to the closest peers heard of so far, and descriptors a search fetches ahead, per result (0: none: fewer bytes, more round trips)',
+      3,
+      0,
+      20,
+    ),
+    scenario: { statement: 'params', key: 'readsAhead' },
+  },
   inboxCapacity: limit('inbox-capacity', 'notifications the inbox keeps', 10_000),
   inboxFilterCells: limit(
     'inbox-filter-cells',

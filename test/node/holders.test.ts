@@ -27,8 +27,13 @@ describe('asking the holders of a key', () => {
     net = await MemoryNetwork.create(6, { swarm, now, onExchange: (e) => log.push(e) });
   });
 
-  const holdersOf = (peer: MemoryPeer, network: Network = net.from(peer), cacheMs = 0) =>
-    new Holders(network, { closestCacheMs: cacheMs, now, swarmParams: swarm.params });
+  const holdersOf = (
+    peer: MemoryPeer,
+    network: Network = net.from(peer),
+    cacheMs = 0,
+    readsAhead = 3,
+  ) =>
+    new Holders(network, { closestCacheMs: cacheMs, now, swarmParams: swarm.params, readsAhead });
   const probe = (key: Uint8Array): Request => ({
     v: WIRE_VERSION,
     swarm: swarm.digest,
@@ -223,6 +228,30 @@ describe('asking the holders of a key', () => {
       // The answer used is the closest's alone, as without reading ahead.
       expect(ids(asked.answers)).toEqual([c0.toString()]);
       expect(asked.answers[0]?.res.sums).toHaveLength(1);
+    });
+
+    it('with readsAhead 0, sends the query only after the lookup, to the closest it found', async () => {
+      const key = new Uint8Array(attributeKey('opera'));
+      await createCommunity(net.context(net.peers[0] as MemoryPeer), profile, { notify: 0 });
+      const { asker, candidates } = farAsker(key);
+      const [c0, c1, c2] = candidates as [PeerId, PeerId, PeerId];
+      const view = net.from(asker);
+      const lookup: Network = {
+        ...view,
+        self: view.self,
+        closestPeers: async (dht, k, onHeard) => {
+          onHeard?.([c2]);
+          onHeard?.([c1, c0]);
+          return view.closestPeers(dht, k);
+        },
+      };
+      log.length = 0;
+      const asked = await holdersOf(asker, lookup, 0, 0).getSimilarCommunities(key, query(key), {
+        replicas: 1,
+        maxPeers: 3,
+      });
+      expect(asked.sent.map((s) => [s.peer.toString(), s.t])).toEqual([[c0.toString(), 'query']]);
+      expect(ids(asked.answers)).toEqual([c0.toString()]);
     });
 
     it('reads ahead only for reads: a store goes to the closest peers after the lookup', async () => {
