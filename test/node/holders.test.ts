@@ -198,13 +198,16 @@ describe('asking the holders of a key', () => {
       expect(asked.answers).toHaveLength(3);
     });
 
-    it('sends the query ahead to the closest peers a lookup hears of, and uses only the answer of the closest it finds', async () => {
+    /**
+     * A stored community under `opera`, and the query of a far asker whose lookup hears of the
+     * third closest first, then of the closest, then ends; the peers sent it, by id and type.
+     */
+    const queryWhileHearing = async (readsAhead: number) => {
       const key = new Uint8Array(attributeKey('opera'));
       await createCommunity(net.context(net.peers[0] as MemoryPeer), profile, { notify: 0 });
       const { asker, candidates } = farAsker(key);
       const [c0, c1, c2] = candidates as [PeerId, PeerId, PeerId];
       const view = net.from(asker);
-      // The lookup hears of the third closest first, then of the closest, then ends.
       const lookup: Network = {
         ...view,
         self: view.self,
@@ -215,43 +218,32 @@ describe('asking the holders of a key', () => {
         },
       };
       log.length = 0;
-      const asked = await holdersOf(asker, lookup).getSimilarCommunities(key, query(key), {
+      const holders = holdersOf(asker, lookup, 0, readsAhead);
+      const asked = await holders.getSimilarCommunities(key, query(key), {
         replicas: 1,
         maxPeers: 3,
       });
+      const sent = asked.sent.map((s) => [s.peer.toString(), s.t]);
+      return { asked, sent, c0: c0.toString(), c2: c2.toString() };
+    };
+
+    it('sends the query ahead to the closest peers a lookup hears of, and uses only the answer of the closest it finds', async () => {
+      const { asked, sent, c0, c2 } = await queryWhileHearing(3);
       // Each closest-so-far was sent the query once, before the lookup ended; none after it.
-      expect(asked.sent.map((s) => [s.peer.toString(), s.t])).toEqual([
-        [c2.toString(), 'query'],
-        [c0.toString(), 'query'],
+      expect(sent).toEqual([
+        [c2, 'query'],
+        [c0, 'query'],
       ]);
       expect(log.filter((e) => e.req.t === 'query')).toHaveLength(2);
       // The answer used is the closest's alone, as without reading ahead.
-      expect(ids(asked.answers)).toEqual([c0.toString()]);
+      expect(ids(asked.answers)).toEqual([c0]);
       expect(asked.answers[0]?.res.sums).toHaveLength(1);
     });
 
     it('with readsAhead 0, sends the query only after the lookup, to the closest it found', async () => {
-      const key = new Uint8Array(attributeKey('opera'));
-      await createCommunity(net.context(net.peers[0] as MemoryPeer), profile, { notify: 0 });
-      const { asker, candidates } = farAsker(key);
-      const [c0, c1, c2] = candidates as [PeerId, PeerId, PeerId];
-      const view = net.from(asker);
-      const lookup: Network = {
-        ...view,
-        self: view.self,
-        closestPeers: async (dht, k, onHeard) => {
-          onHeard?.([c2]);
-          onHeard?.([c1, c0]);
-          return view.closestPeers(dht, k);
-        },
-      };
-      log.length = 0;
-      const asked = await holdersOf(asker, lookup, 0, 0).getSimilarCommunities(key, query(key), {
-        replicas: 1,
-        maxPeers: 3,
-      });
-      expect(asked.sent.map((s) => [s.peer.toString(), s.t])).toEqual([[c0.toString(), 'query']]);
-      expect(ids(asked.answers)).toEqual([c0.toString()]);
+      const { asked, sent, c0 } = await queryWhileHearing(0);
+      expect(sent).toEqual([[c0, 'query']]);
+      expect(ids(asked.answers)).toEqual([c0]);
     });
 
     it('reads ahead only for reads: a store goes to the closest peers after the lookup', async () => {
