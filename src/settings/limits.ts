@@ -40,7 +40,7 @@ export const LIMITS = {
   readsAhead: {
     ...limit(
       'reads-ahead',
-      'requests a lookup sends ahead, per answer it wants, to the closest peers heard of so far, and descriptors a search fetches ahead, per result (0: none: fewer bytes, more round trips)',
+      'requests a lookup sends ahead, per answer it wants, to the closest peers heard of so far; 0 also keeps a search from fetching its best candidates before its last key answers (fewer bytes, more round trips)',
       3,
       0,
       20,
