@@ -82,12 +82,10 @@ export function freshPingsReachable(dht: unknown): boolean {
  * if `freshMs` is 0 (every ping goes to the network, as kad-dht does alone).
  */
 export function answerFreshPings(dht: unknown, fresh: FreshContacts): boolean {
-  const rt = routingTable(dht);
-  if (fresh.freshMs <= 0 || rt === undefined || !freshPingsReachable(dht)) return false;
-  const queue = (rt.queueRoutingTableUpdate as NonNullable<typeof rt.queueRoutingTableUpdate>).bind(
-    rt,
-  );
-  const ping = (rt.pingContact as NonNullable<typeof rt.pingContact>).bind(rt);
+  if (fresh.freshMs <= 0 || !freshPingsReachable(dht)) return false;
+  const rt = routingTable(dht) as Required<RoutingTableInternals>;
+  const queue = rt.queueRoutingTableUpdate.bind(rt);
+  const ping = rt.pingContact.bind(rt);
   rt.queueRoutingTableUpdate = (peerId, options) => {
     fresh.heard(peerId);
     queue(peerId, options);
@@ -98,7 +96,7 @@ export function answerFreshPings(dht: unknown, fresh: FreshContacts): boolean {
       return ping(contact, options);
     }
     fresh.pings.skipped++;
-    rt.safeDispatchEvent?.('peer:ping', { detail: contact.peerId });
+    rt.safeDispatchEvent('peer:ping', { detail: contact.peerId });
     return true;
   };
   return true;

@@ -35,8 +35,8 @@ export const LIMITS = {
     ),
     scenario: { statement: 'params', key: 'queryReplicas' },
   },
-  // Reads ahead cut a search on the world network from 13.5 to 9.7 round trips at 100 nodes
-  // and cost a third more bytes (docs/BENCHMARKS.md, bench:wan); 0 is for bytes before time.
+  // Reads ahead buy round trips with bytes (docs/BENCHMARKS.md, "reads ahead off"); 0 is for a
+  // deployment that pays for bytes before time.
   readsAhead: {
     ...limit(
       'reads-ahead',
