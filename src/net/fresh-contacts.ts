@@ -12,7 +12,8 @@
  * So a node notes when kad-dht offered it each peer, and for `freshMs` after that answers
  * kad-dht's ping of that peer as a successful one (and tells kad-dht's closest-peer tagger, as
  * a real ping would); older evidence, or none (peers loaded from the peer store at start, old
- * contacts not heard from since), gets the real ping. kad-dht has no option for this; reached
+ * contacts not heard from since, peers whose every connection has closed since), gets the real
+ * ping. kad-dht has no option for this; reached
  * through its internals, checked by `kadInternalsMissing`, and left alone if their shape
  * changes. Upstream, the natural fix is for the k-bucket to take the time a contact was last
  * heard from instead of `lastPing: 0`.
@@ -44,6 +45,11 @@ export class FreshContacts {
       const oldest = this.#heard.keys().next();
       if (oldest.done !== true) this.#heard.delete(oldest.value);
     }
+  }
+
+  /** The evidence ends with the last connection to the peer: it may have left since. */
+  forget(peer: PeerId): void {
+    this.#heard.delete(peer.toString());
   }
 
   isFresh(peer: PeerId): boolean {

@@ -260,6 +260,7 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   const fresh = new FreshContacts(o.freshContactMs ?? SETTINGS.timing.freshContactMs.default);
   answerFreshPings(host.services.profiles, fresh);
   answerFreshPings(host.services.addresses, fresh);
+  host.addEventListener('peer:disconnect', (e) => fresh.forget(e.detail));
   if (o.simulation) {
     // Checked at start (kadInternalsMissing): a node warns if the tagger was not found.
     slowClosestPeerTagging(host.services.profiles);

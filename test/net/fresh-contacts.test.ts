@@ -9,6 +9,7 @@ import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
 import { WireMeter } from '../../src/net/wire-meter.ts';
 
 const PING = '/ipfs/ping/1.0.0';
+type PingTable = { pingContact: (c: { peerId: PeerId }) => Promise<boolean> };
 const peer = async () => peerIdFromPrivateKey(await generateKeyPair('Ed25519'));
 
 /** A routing table's two methods as kad-dht has them: the real ping is counted. */
@@ -126,6 +127,19 @@ describe('two real nodes meeting', () => {
     expect(meter.snapshot()[PING]).toBeUndefined();
     // kad-dht's closest-peer tagger still hears of the peer, as from a real ping.
     expect(tagged).toContain(b.peerId.toString());
+  });
+
+  it('ping a peer again once every connection to it has closed', async () => {
+    const { meter, a, b } = await meet(10_000);
+    const gone = new Promise((resolve) =>
+      a.addEventListener('peer:disconnect', resolve, { once: true }),
+    );
+    await a.hangUp(b.peerId);
+    await gone;
+    // Heard a moment ago, but it may have left since: kad-dht's ping goes to the network.
+    const rt = (a.services.profiles as unknown as { routingTable: PingTable }).routingTable;
+    expect(await rt.pingContact({ peerId: b.peerId })).toBe(true);
+    expect(meter.snapshot()[PING]?.streams).toBe(1);
   });
 
   it('ping each other first when the window is 0, as kad-dht does alone', async () => {
