@@ -204,8 +204,10 @@ export class LineParser {
         return v;
       }
       case 'bool':
-        if (raw !== 'yes' && raw !== 'no') this.fail(`${key}= must be yes or no, not "${raw}"`);
-        return raw === 'yes';
+        // true/false as well: a setting's scenario key takes what its flag and config file take.
+        if (!['yes', 'no', 'true', 'false'].includes(raw))
+          this.fail(`${key}= must be yes or no, not "${raw}"`);
+        return raw === 'yes' || raw === 'true';
       case 'selector':
         return this.#selector(key, raw);
     }

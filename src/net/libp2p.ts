@@ -13,6 +13,7 @@ import type {
   Logger,
   Metrics,
   PeerId,
+  PeerStore,
   PrivateKey,
   Transport,
 } from '@libp2p/interface';
@@ -24,9 +25,11 @@ import type { Datastore } from 'interface-datastore';
 import { createLibp2p, type Libp2p } from 'libp2p';
 import { ParamsError } from '../keys/params.ts';
 import { SETTINGS } from '../settings/table.ts';
+import { INDEX_PROTOCOL } from './codec.ts';
 import { answerFreshPings, FreshContacts } from './fresh-contacts.ts';
 import { fastClosestPeers } from './kad-closest.ts';
 import { slowClosestPeerTagging } from './kad-internals.ts';
+import { optimisticSelect } from './optimistic-select.ts';
 import { connectionGater, type HostTransport, natServices, transports } from './platform.ts';
 import { ADDRESSES_DHT_PROTOCOL, PROFILES_DHT_PROTOCOL } from './protocols.ts';
 import {
@@ -97,6 +100,11 @@ export interface HostOptions {
    * 0: every ping goes to the network; default the setting's). See fresh-contacts.ts.
    */
   freshContactMs?: number;
+  /**
+   * Whether the DHTs' and cidx's requests go with their protocol's name, without waiting for its
+   * acknowledgement (default the setting's). See optimistic-select.ts.
+   */
+  optimisticSelect?: boolean;
   /** libp2p's Metrics component (the simulator meters the wire through it). */
   metrics?: (components: unknown) => Metrics;
   /**
@@ -204,6 +212,43 @@ function listenAddrs(
   return [...own, ...Array.from({ length: relay.reservations }, () => '/p2p-circuit')];
 }
 
+/** The protocols every node of a swarm speaks: their requests need not wait for the name's echo. */
+const SWARM_PROTOCOLS = new Set([PROFILES_DHT_PROTOCOL, ADDRESSES_DHT_PROTOCOL, INDEX_PROTOCOL]);
+
+/**
+ * yamux, with the swarm's protocols named optimistically unless turned off. A peer that refused
+ * one (it is no cidx node) has the protocol libp2p recorded for it taken out of the peer store:
+ * the stream was still among its connection's when the refusal came.
+ */
+function muxer(o: HostOptions, host: () => Libp2p | undefined) {
+  // In a simulation, connections live in one process: nothing idles them out, and yamux's
+  // keep-alive pings of every connection cost 3.6% of a 2000-node run's CPU.
+  const m = yamux(o.simulation ? { enableKeepAlive: false } : {});
+  const optimistic = o.optimisticSelect ?? SETTINGS.timing.optimisticSelect.default;
+  if (!optimistic) return m;
+  return optimisticSelect(
+    m,
+    (p) => SWARM_PROTOCOLS.has(p),
+    (stream, protocol) => {
+      const h = host();
+      const conn = h?.getConnections().find((c) => c.streams.includes(stream));
+      if (h !== undefined && conn !== undefined)
+        void forgetProtocol(h.peerStore, conn.remotePeer, protocol);
+    },
+  );
+}
+
+async function forgetProtocol(peerStore: PeerStore, peer: PeerId, protocol: string) {
+  try {
+    const { protocols } = await peerStore.get(peer);
+    if (protocols.includes(protocol)) {
+      await peerStore.patch(peer, { protocols: protocols.filter((p) => p !== protocol) });
+    }
+  } catch {
+    // The peer was forgotten meanwhile: nothing to take out.
+  }
+}
+
 export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   if (o.encryption === 'plaintext' && o.transport !== 'memory') {
     throw new Error('plaintext encryption is only for the in-process memory transport');
@@ -218,6 +263,8 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   const privateSwarm = o.privateSwarm ?? isPrivateSwarm(o.bootstrap ?? []);
   const dhtMode = initialDhtMode(mode, privateSwarm);
   const gater = o.connectionGater ?? connectionGater();
+  // The muxer's refusals reach the peer store through the host, which exists once created.
+  let created: Libp2p | undefined;
   const host = (await createLibp2p({
     // Started by the node's own start(), after its handlers are in place.
     start: false,
@@ -235,9 +282,7 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
     ...(gater ? { connectionGater: gater } : {}),
     // Relay discovery and AutoNAT walk the DHTs (not in-process: no NAT services there).
     ...(o.transport === 'memory' ? {} : { peerRouters: [walkPacer()] }),
-    // In a simulation, connections live in one process: nothing idles them out, and yamux's
-    // keep-alive pings of every connection cost 3.6% of a 2000-node run's CPU.
-    streamMuxers: [yamux(o.simulation ? { enableKeepAlive: false } : {})],
+    streamMuxers: [muxer(o, () => created)],
     connectionManager: { maxConnections: o.maxConnections ?? 300 },
     ...(o.metrics ? { metrics: o.metrics } : {}),
     connectionMonitor: {
@@ -255,6 +300,7 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
       reachability: reachabilityService({ mode, privateSwarm }),
     },
   })) as CidxLibp2p;
+  created = host;
   host.services.reachability.attach([host.services.profiles, host.services.addresses]);
   // One record for both DHTs: a peer that answered either is alive for both.
   const fresh = new FreshContacts(o.freshContactMs ?? SETTINGS.timing.freshContactMs.default);

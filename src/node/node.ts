@@ -146,6 +146,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       privateKey,
       pingIntervalMs: timing.pingIntervalMs,
       freshContactMs: timing.freshContactMs,
+      optimisticSelect: timing.optimisticSelect,
       ...(datastore ? { datastore } : {}),
     });
     let node: CidxNode | undefined;

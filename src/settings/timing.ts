@@ -1,5 +1,5 @@
 /** How often a node acts and how long what it stores lives; durations in ms. */
-import { duration } from './kinds.ts';
+import { bool, duration } from './kinds.ts';
 import type { ConfigOf } from './tree.ts';
 
 /** Longest timer: Node runs a longer setTimeout after 1 ms, so every duration stays below 2³¹ ms. */
@@ -85,6 +85,16 @@ export const TIMING = {
     'fresh',
     0,
   ),
+  // multistream-select waits for a protocol's acknowledgement before the first byte of every
+  // stream: a round trip per request (src/net/optimistic-select.ts).
+  optimisticSelect: bool({
+    flag: 'optimistic-select',
+    arg: '',
+    help: "send a DHT or cidx request with its protocol's name instead of after the name's acknowledgement (a round trip less per request)",
+    category: 'timing',
+    default: true,
+    scenario: { statement: 'timing', key: 'optimistic' },
+  }),
   // libp2p's own interval. Each ping is a new stream with its protocol negotiation on every
   // open connection, at both ends: many node processes sharing a few cores spend most of their
   // CPU on them (bench:modes), and a ping that times out closes the connection.

@@ -1,0 +1,174 @@
+/**
+ * Protocol selection without its round trip, for the protocols of a search and a create.
+ *
+ * multistream-select negotiates the protocol of every new stream: the dialer sends the protocol's
+ * name and waits for the answer before its first byte, so every request costs two round trips
+ * even on an open connection. The spec allows the dialer to send the name and its first message
+ * together and read the answer with the reply ("lazy" negotiation: go-libp2p does it, js-libp2p
+ * 3.x declares `negotiateFully: false` in @libp2p/interface but its multistream-select always
+ * waits). The responder side is unchanged: js-libp2p's handler keeps bytes that arrive behind
+ * the name and hands them to the protocol, so nodes that wait interoperate with nodes that do
+ * not.
+ *
+ * Written here because no library does it: a wrapper around a stream-muxer factory. For a stream
+ * opened for one protocol that `optimistic(protocol)` accepts, it marks the stream as already
+ * negotiated (libp2p then skips its own selection), sends the name ahead of the first bytes
+ * written — or alone, as soon as something listens for the answer — and strips the echo from
+ * what arrives before the protocol sees it. A refusal aborts the stream with libp2p's
+ * UnsupportedProtocolError at the first read, not at `newStream`. Callers that pass
+ * `negotiateFully: true` get libp2p's full negotiation. Only the protocols every node of a swarm
+ * speaks are sent this way: a peer whose answer is "na" costs a stream error instead of a failed
+ * `newStream`, and libp2p, which records a protocol in the peer store once `newStream` returns,
+ * has it taken out again through `onRefused`.
+ */
+import type { Stream, StreamMuxer, StreamMuxerFactory } from '@libp2p/interface';
+import { UnsupportedProtocolError } from '@libp2p/interface';
+import * as varint from 'uint8-varint';
+import { Uint8ArrayList } from 'uint8arraylist';
+
+const PROTOCOL_ID = '/multistream/1.0.0';
+/** multistream-select's own bound on a protocol line. */
+const MAX_LINE_BYTES = 1024;
+
+/** `line` as multistream-select writes it: a varint length, the text, a newline. */
+function encodeLine(line: string): Uint8Array {
+  const text = new TextEncoder().encode(`${line}\n`);
+  const out = new Uint8Array(varint.encodingLength(text.byteLength) + text.byteLength);
+  varint.encode(text.byteLength, out);
+  out.set(text, out.byteLength - text.byteLength);
+  return out;
+}
+
+type Bytes = Uint8Array | Uint8ArrayList;
+
+/** The parts of js-libp2p 3.x's AbstractStream this wrapper replaces on one stream instance. */
+interface MuxedStream {
+  protocol: string;
+  send(data: Bytes): boolean;
+  onData(data: Bytes): void;
+  abort(err: Error): void;
+  addEventListener(type: string, ...rest: unknown[]): void;
+}
+
+/**
+ * Reads the responder's echo — the multistream header, then the protocol or "na" — from the
+ * front of `buf`. `undefined`: not all of it has arrived; otherwise how many bytes it took, or
+ * the problem.
+ */
+export function readEcho(
+  buf: Uint8ArrayList,
+  protocol: string,
+): undefined | { used: number } | { error: Error } {
+  const lines: string[] = [];
+  let at = 0;
+  while (lines.length < 2) {
+    if (at >= buf.byteLength) return undefined;
+    let length: number;
+    try {
+      length = varint.decode(buf.subarray(at, Math.min(buf.byteLength, at + 2)));
+    } catch {
+      // Not enough bytes for the varint yet, or not a varint at all.
+      if (buf.byteLength - at >= 2) return { error: new Error('malformed protocol echo') };
+      return undefined;
+    }
+    if (length > MAX_LINE_BYTES) return { error: new Error('protocol echo too long') };
+    const start = at + varint.encodingLength(length);
+    if (buf.byteLength < start + length) return undefined;
+    lines.push(new TextDecoder().decode(buf.subarray(start, start + length)));
+    at = start + length;
+  }
+  if (lines[0] !== `${PROTOCOL_ID}\n`) return { error: new Error('no multistream-select header') };
+  if (lines[1] !== `${protocol}\n`) {
+    return {
+      error: new UnsupportedProtocolError(`the peer does not speak ${protocol}`),
+    };
+  }
+  return { used: at };
+}
+
+/** Makes `stream` send `protocol`'s name with its first bytes and take the echo off its reads. */
+export function selectOptimistically(
+  stream: MuxedStream,
+  protocol: string,
+  onRefused?: () => void,
+): void {
+  const send = stream.send.bind(stream);
+  const onData = stream.onData.bind(stream);
+  const listen = stream.addEventListener.bind(stream);
+  const name = new Uint8ArrayList(encodeLine(PROTOCOL_ID), encodeLine(protocol));
+  let named = false;
+  let echo: Uint8ArrayList | undefined = new Uint8ArrayList();
+
+  const sendName = () => {
+    if (named) return;
+    named = true;
+    send(name);
+  };
+  stream.protocol = protocol;
+  stream.send = (data) => {
+    if (named) return send(data);
+    named = true;
+    return send(new Uint8ArrayList(name, data));
+  };
+  stream.addEventListener = (type, ...rest) => {
+    listen(type, ...rest);
+    // A reader waits for the answer: the name must go, with the first bytes if they are
+    // written in the same turn (the usual request: open a reader, then write).
+    if (type === 'message' && !named) queueMicrotask(sendName);
+  };
+  stream.onData = (data) => {
+    if (echo === undefined) {
+      onData(data);
+      return;
+    }
+    echo.append(data);
+    const read = readEcho(echo, protocol);
+    if (read === undefined) {
+      if (echo.byteLength > 2 * (MAX_LINE_BYTES + 2))
+        stream.abort(new Error('protocol echo too long'));
+      return;
+    }
+    if ('error' in read) {
+      echo = undefined;
+      if (read.error instanceof UnsupportedProtocolError) onRefused?.();
+      stream.abort(read.error);
+      return;
+    }
+    const rest = echo.sublist(read.used);
+    echo = undefined;
+    if (rest.byteLength > 0) onData(rest);
+  };
+}
+
+/**
+ * Wraps a stream-muxer factory (yamux's) so that the streams libp2p opens for one protocol that
+ * `optimistic` accepts skip the negotiation's round trip.
+ */
+export function optimisticSelect<C>(
+  muxer: (components: C) => StreamMuxerFactory,
+  optimistic: (protocol: string) => boolean,
+  onRefused?: (stream: Stream, protocol: string) => void,
+): (components: C) => StreamMuxerFactory {
+  return (components) => {
+    const factory = muxer(components);
+    return {
+      protocol: factory.protocol,
+      createStreamMuxer(maConn) {
+        const m: StreamMuxer = factory.createStreamMuxer(maConn);
+        const create = m.createStream.bind(m);
+        m.createStream = async (options) => {
+          const stream = await create(options);
+          const protocol = options?.protocol;
+          const full = (options as { negotiateFully?: boolean } | undefined)?.negotiateFully;
+          if (protocol !== undefined && full !== true && optimistic(protocol)) {
+            selectOptimistically(stream as unknown as MuxedStream, protocol, () =>
+              onRefused?.(stream, protocol),
+            );
+          }
+          return stream;
+        };
+        return m;
+      },
+    };
+  };
+}
