@@ -102,7 +102,11 @@ export function selectOptimistically(
   const sendName = () => {
     if (named) return;
     named = true;
-    send(name);
+    try {
+      send(name);
+    } catch {
+      // Closed or aborted in the same turn, before anything was written: nothing to name.
+    }
   };
   stream.protocol = protocol;
   stream.send = (data) => {

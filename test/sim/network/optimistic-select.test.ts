@@ -135,6 +135,16 @@ describe('a request sent with its protocol name, on the simulated network', () =
     }
   });
 
+  it('a stream aborted in the turn it began to read sends nothing and throws nothing', async () => {
+    const { a, b } = await pair(true);
+    const stream = await a.dialProtocol(b.peerId, INDEX_PROTOCOL);
+    stream.addEventListener('message', () => {});
+    stream.abort(new Error('changed its mind'));
+    // The name would have gone in a microtask; an error there would be an uncaught one.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stream.status).toBe('aborted');
+  });
+
   it('a peer without the protocol fails the stream at its first read', async () => {
     const { a, b } = await pair(true, false);
     const stream = await a.dialProtocol(b.peerId, INDEX_PROTOCOL);
