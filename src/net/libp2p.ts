@@ -216,7 +216,7 @@ function listenAddrs(
 const SWARM_PROTOCOLS = new Set([PROFILES_DHT_PROTOCOL, ADDRESSES_DHT_PROTOCOL, INDEX_PROTOCOL]);
 
 /**
- * yamux, with the swarm's protocols named optimistically unless turned off. A peer that refused
+ * yamux, with the swarm's protocols named optimistically when that is on. A peer that refused
  * one (it is no cidx node) has the protocol libp2p recorded for it taken out of the peer store:
  * the stream was still among its connection's when the refusal came.
  */
