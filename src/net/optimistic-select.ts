@@ -30,13 +30,28 @@ const PROTOCOL_ID = '/multistream/1.0.0';
 /** multistream-select's own bound on a protocol line. */
 const MAX_LINE_BYTES = 1024;
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
 /** `line` as multistream-select writes it: a varint length, the text, a newline. */
 function encodeLine(line: string): Uint8Array {
-  const text = new TextEncoder().encode(`${line}\n`);
+  const text = encoder.encode(`${line}\n`);
   const out = new Uint8Array(varint.encodingLength(text.byteLength) + text.byteLength);
   varint.encode(text.byteLength, out);
   out.set(text, out.byteLength - text.byteLength);
   return out;
+}
+
+const HEADER = encodeLine(PROTOCOL_ID);
+/** Each protocol's encoded name, made once: every stream of it sends the same bytes. */
+const names = new Map<string, Uint8Array>();
+function nameOf(protocol: string): Uint8Array {
+  let name = names.get(protocol);
+  if (name === undefined) {
+    name = encodeLine(protocol);
+    names.set(protocol, name);
+  }
+  return name;
 }
 
 type Bytes = Uint8Array | Uint8ArrayList;
@@ -74,7 +89,7 @@ export function readEcho(
     if (length > MAX_LINE_BYTES) return { error: new Error('protocol echo too long') };
     const start = at + varint.encodingLength(length);
     if (buf.byteLength < start + length) return undefined;
-    lines.push(new TextDecoder().decode(buf.subarray(start, start + length)));
+    lines.push(decoder.decode(buf.subarray(start, start + length)));
     at = start + length;
   }
   if (lines[0] !== `${PROTOCOL_ID}\n`) return { error: new Error('no multistream-select header') };
@@ -95,7 +110,7 @@ export function selectOptimistically(
   const send = stream.send.bind(stream);
   const onData = stream.onData.bind(stream);
   const listen = stream.addEventListener.bind(stream);
-  const name = new Uint8ArrayList(encodeLine(PROTOCOL_ID), encodeLine(protocol));
+  const name = new Uint8ArrayList(HEADER, nameOf(protocol));
   let named = false;
   let echo: Uint8ArrayList | undefined = new Uint8ArrayList();
 
