@@ -29,6 +29,7 @@ import { INDEX_PROTOCOL } from './codec.ts';
 import { answerFreshPings, FreshContacts } from './fresh-contacts.ts';
 import { fastClosestPeers } from './kad-closest.ts';
 import { slowClosestPeerTagging } from './kad-internals.ts';
+import { guardMuxer } from './muxer-guard.ts';
 import { optimisticSelect } from './optimistic-select.ts';
 import { connectionGater, type HostTransport, natServices, transports } from './platform.ts';
 import { ADDRESSES_DHT_PROTOCOL, PROFILES_DHT_PROTOCOL } from './protocols.ts';
@@ -216,14 +217,26 @@ function listenAddrs(
 const SWARM_PROTOCOLS = new Set([PROFILES_DHT_PROTOCOL, ADDRESSES_DHT_PROTOCOL, INDEX_PROTOCOL]);
 
 /**
- * yamux, with the swarm's protocols named optimistically when that is on. A peer that refused
- * one (it is no cidx node) has the protocol libp2p recorded for it taken out of the peer store:
- * the stream was still among its connection's when the refusal came.
+ * yamux, whose connection closes when it stops (muxer-guard.ts), with the swarm's protocols named
+ * optimistically when that is on. A peer that refused one (it is no cidx node) has the protocol
+ * libp2p recorded for it taken out of the peer store: the stream was still among its
+ * connection's when the refusal came.
  */
-function muxer(o: HostOptions, host: () => Libp2p | undefined) {
-  // In a simulation, connections live in one process: nothing idles them out, and yamux's
-  // keep-alive pings of every connection cost 3.6% of a 2000-node run's CPU.
-  const m = yamux(o.simulation ? { enableKeepAlive: false } : {});
+export function streamMuxer(
+  o: Pick<HostOptions, 'simulation' | 'optimisticSelect'>,
+  host: () => Libp2p | undefined,
+) {
+  const m = guardMuxer(
+    yamux({
+      // Streams a peer opens before this side's upgrade has finished wait for it. js yamux
+      // keeps 10 and then aborts the whole connection — a dialer's first lookup, sent as soon
+      // as its own side is ready, opens more; the yamux spec says to keep at least 256.
+      maxEarlyStreams: 256,
+      // In a simulation, connections live in one process: nothing idles them out, and yamux's
+      // keep-alive pings of every connection cost 3.6% of a 2000-node run's CPU.
+      ...(o.simulation ? { enableKeepAlive: false } : {}),
+    }),
+  );
   const optimistic = o.optimisticSelect ?? SETTINGS.timing.optimisticSelect.default;
   if (!optimistic) return m;
   return optimisticSelect(
@@ -282,7 +295,7 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
     ...(gater ? { connectionGater: gater } : {}),
     // Relay discovery and AutoNAT walk the DHTs (not in-process: no NAT services there).
     ...(o.transport === 'memory' ? {} : { peerRouters: [walkPacer()] }),
-    streamMuxers: [muxer(o, () => created)],
+    streamMuxers: [streamMuxer(o, () => created)],
     connectionManager: { maxConnections: o.maxConnections ?? 300 },
     ...(o.metrics ? { metrics: o.metrics } : {}),
     connectionMonitor: {
