@@ -86,15 +86,13 @@ export const TIMING = {
     0,
   ),
   // multistream-select waits for a protocol's acknowledgement before the first byte of every
-  // stream: a round trip per request (src/net/optimistic-select.ts). Off by default until a
-  // notification that failed on TCP with noise on a loaded machine is explained
-  // (docs/RESULTS.md, "Where the remaining round trips go").
+  // stream: a round trip per request (src/net/optimistic-select.ts).
   optimisticSelect: bool({
     flag: 'optimistic-select',
     arg: '',
     help: "send a DHT or cidx request with its protocol's name instead of after the name's acknowledgement (a round trip less per request)",
     category: 'timing',
-    default: false,
+    default: true,
     scenario: { statement: 'timing', key: 'optimistic' },
   }),
   // libp2p's own interval. Each ping is a new stream with its protocol negotiation on every
