@@ -30,7 +30,8 @@ export function closeWithMuxer(muxer: StreamMuxer, transport: MessageStream): vo
       transport.abort(err);
       return;
     }
-    // A peer's GoAway: it sent what it had, so a graceful close loses nothing.
+    // The peer's GoAway without error: it sent what it had, so a graceful close loses nothing.
+    // (A muxer closed here is closed by libp2p's connection, which then closes the transport.)
     transport.close().catch((e: Error) => transport.abort(e));
   };
   m.abort = (err) => {

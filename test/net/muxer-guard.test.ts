@@ -52,37 +52,57 @@ describe('a connection whose muxer stops', () => {
     ['memory, plaintext', { transport: 'memory', encryption: 'plaintext', simulation: true }],
     ['TCP 127.0.0.1, noise', { transport: 'tcp', encryption: 'noise', pingIntervalMs: 0 }],
   ];
-  it.each(stacks)('closes at both ends, and the next request dials anew (%s)', async (_, o) => {
-    const make = async () => {
-      const h = await createHost({
-        transport: 'memory',
-        listen:
-          o.transport === 'tcp'
-            ? ['/ip4/127.0.0.1/tcp/0']
-            : [`/memory/guard-${randomBytes(4).toString('hex')}`],
-        reachability: 'public',
-        ...o,
-      } as HostOptions);
-      hosts.push(h);
-      await h.start();
-      return h;
-    };
-    const [a, b] = [await make(), await make()];
-    const first = await a.dial(b.getMultiaddrs()[0] as never);
-    const closed = (h: CidxLibp2p) =>
-      new Promise<Connection>((resolve) =>
-        h.addEventListener('connection:close', (e) => resolve(e.detail), { once: true }),
-      );
-    const [atA, atB] = [closed(a), closed(b)];
-    // What yamux does on a protocol error, too many early streams or a peer's GoAway.
-    (first as unknown as { muxer: StreamMuxer }).muxer.abort(new Error('stopped'));
-    expect(first.status).not.toBe('open');
-    expect((await atA).id).toBe(first.id);
-    await atB;
-    expect(a.getConnections(b.peerId)).toEqual([]);
-    // A request to the peer opens a new connection instead of failing on the dead one.
-    await a.services.ping.ping(b.peerId);
-    const [second] = a.getConnections(b.peerId);
-    expect(second?.id).not.toBe(first.id);
-  });
+  const cases = stacks.flatMap(([name, o]) =>
+    (['aborts', 'is closed by a node without the guard'] as const).map(
+      (how) => [how, name, o] as const,
+    ),
+  );
+  it.each(cases)(
+    'that %s closes at both ends; the next request dials anew (%s)',
+    async (how, _, o) => {
+      const make = async () => {
+        const h = await createHost({
+          transport: 'memory',
+          listen:
+            o.transport === 'tcp'
+              ? ['/ip4/127.0.0.1/tcp/0']
+              : [`/memory/guard-${randomBytes(4).toString('hex')}`],
+          reachability: 'public',
+          ...o,
+        } as HostOptions);
+        hosts.push(h);
+        await h.start();
+        return h;
+      };
+      const [a, b] = [await make(), await make()];
+      const first = await a.dial(b.getMultiaddrs()[0] as never);
+      const closed = (h: CidxLibp2p) =>
+        new Promise<Connection>((resolve) =>
+          h.addEventListener('connection:close', (e) => resolve(e.detail), { once: true }),
+        );
+      const [atA, atB] = [closed(a), closed(b)];
+      const muxer = (first as unknown as { muxer: StreamMuxer }).muxer;
+      if (how === 'aborts') {
+        // What yamux does on a protocol error, too many early streams or a peer's error GoAway.
+        muxer.abort(new Error('stopped'));
+        expect(first.status).not.toBe('open');
+      } else {
+        // Closed as a node without the guard closes it: its streams, then a GoAway without error,
+        // and the connection left open. The peer's muxer stops on the GoAway; its guard closes.
+        await until(() => b.getConnections(a.peerId).length > 0);
+        const [atB] = b.getConnections(a.peerId);
+        const theirs = (atB as unknown as { muxer: StreamMuxer }).muxer;
+        await (Object.getPrototypeOf(muxer) as StreamMuxer).close.call(muxer);
+        await until(() => theirs.status !== 'open');
+        expect(atB?.status).not.toBe('open');
+      }
+      expect((await atA).id).toBe(first.id);
+      await atB;
+      expect(a.getConnections(b.peerId)).toEqual([]);
+      // A request to the peer opens a new connection instead of failing on the dead one.
+      await a.services.ping.ping(b.peerId);
+      const [second] = a.getConnections(b.peerId);
+      expect(second?.id).not.toBe(first.id);
+    },
+  );
 });
