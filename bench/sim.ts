@@ -2,7 +2,8 @@
  * npm run bench:sim — how far the in-process simulator scales: for each swarm size, a fresh
  * process joins the nodes, creates and searches, and reports RSS, time to join and searches per
  * second. Usage: npm run bench:sim [-- 100 500 1000 2000] [--cpu-prof DIR] [--heap-snapshot DIR]
- * [--workers N]. One size per child process, so each RSS is that size's alone. --workers runs
+ * [--workers N] [--timing "optimistic=no"]. --timing adds keys to the scenario's timing statement
+ * (scenarios/README.md), to compare a setting on and off. One size per child process, so each RSS is that size's alone. --workers runs
  * the nodes in N worker threads (`cidx sim --workers`): CPU is then every thread's, the live
  * heap every thread's summed, and the GC figures and the per-node census (the main thread's
  * alone) are left out.
@@ -53,8 +54,14 @@ const { values, positionals } = parseArgs({
     'cpu-prof': { type: 'string' },
     'heap-snapshot': { type: 'string' },
     workers: { type: 'string' },
+    timing: { type: 'string', default: '' },
   },
 });
+const TIMING = values.timing ?? '';
+if (/[\n#]/.test(TIMING)) {
+  console.error('--timing: keys of one timing statement, e.g. "optimistic=no"');
+  process.exit(2);
+}
 const WORKERS = values.workers === undefined ? undefined : Number(values.workers);
 if (
   WORKERS !== undefined &&
@@ -126,7 +133,7 @@ async function one(size: number): Promise<void> {
   const text = `
 seed 1
 index lsh n=20 m=1 seed=bench
-timing republish=1h ttl=3h tombstone=6h lookup=60s request=30s
+timing republish=1h ttl=3h tombstone=6h lookup=60s request=30s ${TIMING}
 dataset communities synthetic count=50 size=40 topics=7
 dataset users perturb communities count=${SEARCHES} keep=0.7
 at 0s join ${size}
@@ -315,6 +322,7 @@ if (values.size !== undefined) {
         ...(values['cpu-prof'] ? ['--cpu-prof', values['cpu-prof']] : []),
         ...(values['heap-snapshot'] ? ['--heap-snapshot', values['heap-snapshot']] : []),
         ...(WORKERS === undefined ? [] : ['--workers', String(WORKERS)]),
+        ...(TIMING === '' ? [] : ['--timing', TIMING]),
       ],
       {
         encoding: 'utf8',
