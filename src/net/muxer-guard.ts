@@ -46,9 +46,10 @@ export function closeWithMuxer(muxer: StreamMuxer, transport: MessageStream): vo
   }
 }
 
-/** Wraps a stream-muxer factory so that each of its muxers takes its connection down with it. */
-export function guardMuxer<C>(
+/** A stream-muxer factory whose every new muxer `adapt` has seen first, with its transport. */
+export function adaptMuxers<C>(
   muxer: (components: C) => StreamMuxerFactory,
+  adapt: (m: StreamMuxer, transport: MessageStream) => void,
 ): (components: C) => StreamMuxerFactory {
   return (components) => {
     const factory = muxer(components);
@@ -56,9 +57,16 @@ export function guardMuxer<C>(
       protocol: factory.protocol,
       createStreamMuxer(transport) {
         const m = factory.createStreamMuxer(transport);
-        closeWithMuxer(m, transport);
+        adapt(m, transport);
         return m;
       },
     };
   };
+}
+
+/** Wraps a stream-muxer factory so that each of its muxers takes its connection down with it. */
+export function guardMuxer<C>(
+  muxer: (components: C) => StreamMuxerFactory,
+): (components: C) => StreamMuxerFactory {
+  return adaptMuxers(muxer, closeWithMuxer);
 }

@@ -21,10 +21,11 @@
  * `newStream`, and libp2p, which records a protocol in the peer store once `newStream` returns,
  * has it taken out again through `onRefused`.
  */
-import type { Stream, StreamMuxer, StreamMuxerFactory } from '@libp2p/interface';
+import type { Stream, StreamMuxerFactory } from '@libp2p/interface';
 import { UnsupportedProtocolError } from '@libp2p/interface';
 import * as varint from 'uint8-varint';
 import { Uint8ArrayList } from 'uint8arraylist';
+import { adaptMuxers } from './muxer-guard.ts';
 
 const PROTOCOL_ID = '/multistream/1.0.0';
 /** multistream-select's own bound on a protocol line. */
@@ -168,26 +169,18 @@ export function optimisticSelect<C>(
   optimistic: (protocol: string) => boolean,
   onRefused?: (stream: Stream, protocol: string) => void,
 ): (components: C) => StreamMuxerFactory {
-  return (components) => {
-    const factory = muxer(components);
-    return {
-      protocol: factory.protocol,
-      createStreamMuxer(maConn) {
-        const m: StreamMuxer = factory.createStreamMuxer(maConn);
-        const create = m.createStream.bind(m);
-        m.createStream = async (options) => {
-          const stream = await create(options);
-          const protocol = options?.protocol;
-          const full = (options as { negotiateFully?: boolean } | undefined)?.negotiateFully;
-          if (protocol !== undefined && full !== true && optimistic(protocol)) {
-            selectOptimistically(stream as unknown as MuxedStream, protocol, () =>
-              onRefused?.(stream, protocol),
-            );
-          }
-          return stream;
-        };
-        return m;
-      },
+  return adaptMuxers(muxer, (m) => {
+    const create = m.createStream.bind(m);
+    m.createStream = async (options) => {
+      const stream = await create(options);
+      const protocol = options?.protocol;
+      const full = (options as { negotiateFully?: boolean } | undefined)?.negotiateFully;
+      if (protocol !== undefined && full !== true && optimistic(protocol)) {
+        selectOptimistically(stream as unknown as MuxedStream, protocol, () =>
+          onRefused?.(stream, protocol),
+        );
+      }
+      return stream;
     };
-  };
+  });
 }
