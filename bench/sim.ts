@@ -2,11 +2,11 @@
  * npm run bench:sim — how far the in-process simulator scales: for each swarm size, a fresh
  * process joins the nodes, creates and searches, and reports RSS, time to join and searches per
  * second. Usage: npm run bench:sim [-- 100 500 1000 2000] [--cpu-prof DIR] [--heap-snapshot DIR]
- * [--workers N] [--timing "optimistic=no"]. --timing adds keys to the scenario's timing statement
- * (scenarios/README.md), to compare a setting on and off. One size per child process, so each RSS is that size's alone. --workers runs
- * the nodes in N worker threads (`cidx sim --workers`): CPU is then every thread's, the live
- * heap every thread's summed, and the GC figures and the per-node census (the main thread's
- * alone) are left out.
+ * [--workers N] [--timing "optimistic=no"]. One size per child process, so each RSS is that
+ * size's alone. --workers runs the nodes in N worker threads (`cidx sim --workers`): CPU is then
+ * every thread's, the live heap every thread's summed, and the GC figures and the per-node
+ * census (the main thread's alone) are left out. --timing adds keys to the scenario's timing
+ * statement (scenarios/README.md), to compare a setting on and off.
  * BENCH_HEAP_MB sets the child's V8 heap limit (default 12288); BENCH_NODE_FLAGS adds Node/V8
  * flags to the children (e.g. GC settings to compare); BENCH_PROGRESS=1 logs progress.
  *
@@ -57,7 +57,7 @@ const { values, positionals } = parseArgs({
     timing: { type: 'string', default: '' },
   },
 });
-const TIMING = values.timing ?? '';
+const TIMING = values.timing;
 if (/[\n#]/.test(TIMING)) {
   console.error('--timing: keys of one timing statement, e.g. "optimistic=no"');
   process.exit(2);

@@ -9,12 +9,7 @@ import {
   type HostOptions,
   streamMuxer,
 } from '../../src/net/libp2p.ts';
-
-/** Lets every pending message and timer of the in-memory pair run, until `done` holds. */
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 10_000 && !done(); i++) await new Promise((r) => setImmediate(r));
-  expect(done()).toBe(true);
-}
+import { WAIT_MS, waitFor } from '../support/swarm.ts';
 
 describe("a connection's stream muxer", () => {
   it('keeps streams a peer opens before this side is ready, and hands every one over', async () => {
@@ -33,11 +28,15 @@ describe("a connection's stream muxer", () => {
       Array.from({ length: 40 }, () => dialer.createStream({ protocol: '/test/1.0.0' })),
     );
     for (const s of opened) s.send(new Uint8Array([1]));
-    await until(() => responder.streams.length === 40 || responder.status !== 'open');
+    await waitFor(
+      () => responder.streams.length === 40 || responder.status !== 'open',
+      WAIT_MS,
+      'the 40 streams at the responder',
+    );
     expect(responder.status).toBe('open');
     const handed: Stream[] = [];
     responder.addEventListener('stream', (e) => handed.push(e.detail));
-    await until(() => handed.length === 40);
+    await waitFor(() => handed.length === 40, WAIT_MS, 'the 40 streams handed over');
     expect(dialer.status).toBe('open');
   });
 });
@@ -89,11 +88,11 @@ describe('a connection whose muxer stops', () => {
       } else {
         // Closed as a node without the guard closes it: its streams, then a GoAway without error,
         // and the connection left open. The peer's muxer stops on the GoAway; its guard closes.
-        await until(() => b.getConnections(a.peerId).length > 0);
+        await waitFor(() => b.getConnections(a.peerId).length > 0, WAIT_MS, 'the connection at b');
         const [atB] = b.getConnections(a.peerId);
         const theirs = (atB as unknown as { muxer: StreamMuxer }).muxer;
         await (Object.getPrototypeOf(muxer) as StreamMuxer).close.call(muxer);
-        await until(() => theirs.status !== 'open');
+        await waitFor(() => theirs.status !== 'open', WAIT_MS, "b's muxer to stop");
         expect(atB?.status).not.toBe('open');
       }
       expect((await atA).id).toBe(first.id);

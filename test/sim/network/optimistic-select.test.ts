@@ -140,8 +140,9 @@ describe('a request sent with its protocol name, on the simulated network', () =
     const stream = await a.dialProtocol(b.peerId, INDEX_PROTOCOL);
     stream.addEventListener('message', () => {});
     stream.abort(new Error('changed its mind'));
-    // The name would have gone in a microtask; an error there would be an uncaught one.
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The name would have gone in a microtask, which runs before the next turn; an error there
+    // would be an uncaught one.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(stream.status).toBe('aborted');
   });
 
