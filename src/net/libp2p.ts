@@ -29,9 +29,16 @@ import { INDEX_PROTOCOL } from './codec.ts';
 import { answerFreshPings, FreshContacts } from './fresh-contacts.ts';
 import { fastClosestPeers } from './kad-closest.ts';
 import { slowClosestPeerTagging } from './kad-internals.ts';
+import { LazyUpgrade } from './lazy-upgrade.ts';
 import { guardMuxer } from './muxer-guard.ts';
 import { optimisticSelect } from './optimistic-select.ts';
-import { connectionGater, type HostTransport, natServices, transports } from './platform.ts';
+import {
+  connectionGater,
+  type Factory,
+  type HostTransport,
+  natServices,
+  transports,
+} from './platform.ts';
 import { ADDRESSES_DHT_PROTOCOL, PROFILES_DHT_PROTOCOL } from './protocols.ts';
 import {
   type DhtMode,
@@ -278,19 +285,27 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   const gater = o.connectionGater ?? connectionGater();
   // The muxer's refusals reach the peer store through the host, which exists once created.
   let created: Libp2p | undefined;
+  // With names sent ahead, a new connection's encryption and muxer are proposed that way too.
+  const lazy =
+    (o.optimisticSelect ?? SETTINGS.timing.optimisticSelect.default)
+      ? new LazyUpgrade()
+      : undefined;
+  const dialling = (fs: Factory[]) => (lazy === undefined ? fs : fs.map((f) => lazy.transport(f)));
+  const psk = (key: Uint8Array) => preSharedKey({ psk: parseSwarmKey(key) });
   const host = (await createLibp2p({
     // Started by the node's own start(), after its handlers are in place.
     start: false,
     ...(o.privateKey ? { privateKey: o.privateKey } : {}),
     ...(o.datastore ? { datastore: o.datastore } : {}),
     addresses: { listen: listenAddrs(o, mode, privateSwarm, relay) },
-    transports:
+    transports: dialling(
       o.transport === 'memory' && o.transportFactory !== undefined
         ? [o.transportFactory]
         : transports(o.transport),
+    ),
     connectionEncrypters: [o.encryption === 'plaintext' ? plaintext() : noise()],
     ...(o.swarmKey
-      ? { connectionProtector: preSharedKey({ psk: parseSwarmKey(o.swarmKey) }) }
+      ? { connectionProtector: lazy ? lazy.protector(psk(o.swarmKey)) : psk(o.swarmKey) }
       : {}),
     ...(gater ? { connectionGater: gater } : {}),
     // Relay discovery and AutoNAT walk the DHTs (not in-process: no NAT services there).

@@ -23,39 +23,9 @@
  */
 import type { Stream, StreamMuxerFactory } from '@libp2p/interface';
 import { UnsupportedProtocolError } from '@libp2p/interface';
-import * as varint from 'uint8-varint';
 import { Uint8ArrayList } from 'uint8arraylist';
+import { type Bytes, HEADER, MAX_LINE_BYTES, nameOf, readEcho } from './multistream.ts';
 import { adaptMuxers } from './muxer-guard.ts';
-
-const PROTOCOL_ID = '/multistream/1.0.0';
-/** multistream-select's own bound on a protocol line. */
-const MAX_LINE_BYTES = 1024;
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** `line` as multistream-select writes it: a varint length, the text, a newline. */
-function encodeLine(line: string): Uint8Array {
-  const text = encoder.encode(`${line}\n`);
-  const out = new Uint8Array(varint.encodingLength(text.byteLength) + text.byteLength);
-  varint.encode(text.byteLength, out);
-  out.set(text, out.byteLength - text.byteLength);
-  return out;
-}
-
-const HEADER = encodeLine(PROTOCOL_ID);
-/** Each protocol's encoded name, made once: every stream of it sends the same bytes. */
-const names = new Map<string, Uint8Array>();
-function nameOf(protocol: string): Uint8Array {
-  let name = names.get(protocol);
-  if (name === undefined) {
-    name = encodeLine(protocol);
-    names.set(protocol, name);
-  }
-  return name;
-}
-
-type Bytes = Uint8Array | Uint8ArrayList;
 
 /** The parts of js-libp2p 3.x's AbstractStream this wrapper replaces on one stream instance. */
 interface MuxedStream {
@@ -64,42 +34,6 @@ interface MuxedStream {
   onData(data: Bytes): void;
   abort(err: Error): void;
   addEventListener(type: string, ...rest: unknown[]): void;
-}
-
-/**
- * Reads the responder's echo — the multistream header, then the protocol or "na" — from the
- * front of `buf`. `undefined`: not all of it has arrived; otherwise how many bytes it took, or
- * the problem.
- */
-export function readEcho(
-  buf: Uint8ArrayList,
-  protocol: string,
-): undefined | { used: number } | { error: Error } {
-  const lines: string[] = [];
-  let at = 0;
-  while (lines.length < 2) {
-    if (at >= buf.byteLength) return undefined;
-    let length: number;
-    try {
-      length = varint.decode(buf.subarray(at, Math.min(buf.byteLength, at + 2)));
-    } catch {
-      // Not enough bytes for the varint yet, or not a varint at all.
-      if (buf.byteLength - at >= 2) return { error: new Error('malformed protocol echo') };
-      return undefined;
-    }
-    if (length > MAX_LINE_BYTES) return { error: new Error('protocol echo too long') };
-    const start = at + varint.encodingLength(length);
-    if (buf.byteLength < start + length) return undefined;
-    lines.push(decoder.decode(buf.subarray(start, start + length)));
-    at = start + length;
-  }
-  if (lines[0] !== `${PROTOCOL_ID}\n`) return { error: new Error('no multistream-select header') };
-  if (lines[1] !== `${protocol}\n`) {
-    return {
-      error: new UnsupportedProtocolError(`the peer does not speak ${protocol}`),
-    };
-  }
-  return { used: at };
 }
 
 /** Makes `stream` send `protocol`'s name with its first bytes and take the echo off its reads. */

@@ -14,7 +14,7 @@ import type { RelaySettings } from './relay.ts';
 export type HostTransport = 'tcp' | 'memory' | 'websockets';
 
 // biome-ignore lint/suspicious/noExplicitAny: a list of heterogeneous libp2p factories
-type Factory = (components: any) => any;
+export type Factory = (components: any) => any;
 
 export function transports(kind: HostTransport): Factory[] {
   if (kind !== 'websockets')

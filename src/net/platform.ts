@@ -17,7 +17,7 @@ export type HostTransport = 'tcp' | 'memory' | 'websockets';
 
 // libp2p's factories take each its own components type; the host only passes them on.
 // biome-ignore lint/suspicious/noExplicitAny: a list of heterogeneous libp2p factories
-type Factory = (components: any) => any;
+export type Factory = (components: any) => any;
 
 /**
  * `tcp`: TCP and WebSockets (each listen address goes to the transport that matches it), and

@@ -86,11 +86,12 @@ export const TIMING = {
     0,
   ),
   // multistream-select waits for a protocol's acknowledgement before the first byte of every
-  // stream: a round trip per request (src/net/optimistic-select.ts).
+  // stream, and of a new connection's encryption and muxer: a round trip per request, and one
+  // or two per connection (src/net/optimistic-select.ts, src/net/lazy-upgrade.ts).
   optimisticSelect: bool({
     flag: 'optimistic-select',
     arg: '',
-    help: "send a DHT or cidx request with its protocol's name instead of after the name's acknowledgement (a round trip less per request)",
+    help: "send a DHT or cidx request with its protocol's name, and a new connection's handshake with its encryption's name, instead of after the name's acknowledgement (a round trip less per request and per connection)",
     category: 'timing',
     default: true,
     scenario: { statement: 'timing', key: 'optimistic' },

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SimNetwork } from '../../../sim/network/network.ts';
 import { INDEX_PROTOCOL } from '../../../src/net/codec.ts';
 import { type CidxLibp2p, createHost } from '../../../src/net/libp2p.ts';
-import { readEcho } from '../../../src/net/optimistic-select.ts';
+import { readEcho } from '../../../src/net/multistream.ts';
 import { PING_PROTOCOL } from '../../../src/net/protocols.ts';
 import { onNetwork } from './hosts.ts';
 
