@@ -265,13 +265,18 @@ export class Holders {
     const answers: Answer[] = [];
     const sent: Sent[] = [];
     const early = new Map<string, Promise<OkResponse>>();
+    // With `laterAtOnce`, the replicas after the first `want` get `later` at once if the first
+    // answers do not count: it goes ahead to them too, so an empty key costs the lookup alone.
+    const laterAhead =
+      plan.laterAtOnce === true && Number.isFinite(plan.maxPeers)
+        ? { req: plan.later, count: plan.maxPeers - plan.want }
+        : undefined;
     const onHeard =
       plan.speculate && this.#opts.readsAhead > 0
-        ? this.#speculator(key, plan.first, plan.want, early, sent)
+        ? this.#speculator(key, plan.first, plan.want, early, sent, laterAhead)
         : undefined;
-    const peers = this.#answeringFirst(
-      (await this.candidates(dht, key, onHeard)).slice(0, plan.maxPeers),
-    );
+    const found = await this.candidates(dht, key, onHeard);
+    const peers = this.#answeringFirst(found.slice(0, plan.maxPeers));
     let useful = 0;
     let mismatch: unknown;
     let lastError: unknown;
@@ -280,8 +285,9 @@ export class Holders {
       const atOnce = next > 0 && plan.laterAtOnce === true;
       const batch = peers.slice(next, atOnce ? peers.length : next + (plan.want - useful));
       const req = next === 0 ? plan.first : plan.later;
-      // The first request may have gone ahead to a peer while the lookup ran: its answer counts.
-      const ahead = (p: PeerId) => (next === 0 ? early.get(p.toString()) : undefined);
+      // A request may have gone ahead to a peer while the lookup ran: its answer counts (the
+      // first request's, in later rounds too: it tells at least what `later` would).
+      const ahead = (p: PeerId) => early.get(p.toString());
       const sends = batch.map((p) => {
         const sentAhead = ahead(p);
         if (sentAhead !== undefined) return sentAhead;
@@ -337,8 +343,11 @@ export class Holders {
    * those now among the `want` closest heard of (this node included) that were not sent it yet,
    * at most `readsAhead` × `want` in all. A lookup's last round only confirms the
    * closest peer it found; asking that peer meanwhile saves the query's round trips after the
-   * lookup. The answer of a peer the lookup does not keep among the closest is not used, so a
-   * search returns what it would have without reading ahead.
+   * lookup. With `later`, the next `later.count` closest heard of (not this node) get
+   * `later.req` — a key's probes — at most `readsAhead` × `later.count` in all: a key whose
+   * closest peer holds nothing then ends with its lookup instead of a round of probes after it.
+   * The answer of a peer the lookup does not keep among the closest is not used, so a search
+   * returns what it would have without reading ahead.
    */
   #speculator(
     key: Uint8Array,
@@ -346,24 +355,39 @@ export class Holders {
     want: number,
     early: Map<string, Promise<OkResponse>>,
     sent: Sent[],
+    later?: { req: Request; count: number },
   ): (peers: PeerId[]) => void {
     const self = this.#network.self;
     const heard = new Map<string, PeerId>([[self.toString(), self]]);
     const budget = this.#opts.readsAhead * want;
+    const laterBudget = this.#opts.readsAhead * (later?.count ?? 0);
+    let laterSent = 0;
+    const send = (p: PeerId, r: Request) => {
+      sent.push(this.#sent(p, r));
+      const answer = this.#network.send(p, r);
+      answer.catch(() => {}); // an unused answer's failure is nobody's concern
+      early.set(p.toString(), answer);
+      return answer;
+    };
     return (peers) => {
       for (const p of peers) {
         const id = p.toString();
         // Nor to a peer that stopped answering: the request would be spent for nothing.
         if (!this.#foreign.has(id) && !this.#silent(p)) heard.set(id, p);
       }
-      if (early.size >= budget) return;
-      for (const p of sortByDistance(heard.values(), key).slice(0, want)) {
-        const id = p.toString();
-        if (early.has(id) || early.size >= budget) continue;
-        sent.push(this.#sent(p, req));
-        const answer = this.#network.send(p, req);
-        answer.catch(() => {}); // an unused answer's failure is nobody's concern
-        early.set(id, answer);
+      const closest = sortByDistance(heard.values(), key);
+      let first = early.size - laterSent;
+      for (const p of closest.slice(0, want)) {
+        if (early.has(p.toString()) || first >= budget) continue;
+        first++;
+        send(p, req);
+      }
+      if (later === undefined) return;
+      for (const p of closest.slice(want, want + later.count)) {
+        // Our own answer costs no round trip: nothing to gain by asking it ahead.
+        if (p.equals(self) || early.has(p.toString()) || laterSent >= laterBudget) continue;
+        laterSent++;
+        send(p, later.req);
       }
     };
   }

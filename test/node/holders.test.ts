@@ -199,22 +199,40 @@ describe('asking the holders of a key', () => {
     });
 
     /**
-     * A stored community under `opera`, and the query of a far asker whose lookup hears of the
-     * third closest first, then of the closest, then ends; the peers sent it, by id and type.
+     * A stored community under `opera` (unless `stored` is false), and the query of a far
+     * asker whose lookup hears of the third closest first, then of the closest, and then ends;
+     * the answers reach the asker only once the lookup has ended when `answersAfterLookup`. The
+     * peers sent it, by id and type.
      */
-    const queryWhileHearing = async (readsAhead: number) => {
+    const queryWhileHearing = async (
+      readsAhead: number,
+      stored = true,
+      answersAfterLookup = false,
+    ) => {
       const key = new Uint8Array(attributeKey('opera'));
-      await createCommunity(net.context(net.peers[0] as MemoryPeer), profile, { notify: 0 });
+      if (stored) {
+        await createCommunity(net.context(net.peers[0] as MemoryPeer), profile, { notify: 0 });
+      }
       const { asker, candidates } = farAsker(key);
       const [c0, c1, c2] = candidates as [PeerId, PeerId, PeerId];
       const view = net.from(asker);
+      const lookupDone = Promise.withResolvers<void>();
       const lookup: Network = {
         ...view,
         self: view.self,
         closestPeers: async (dht, k, onHeard) => {
           onHeard?.([c2]);
           onHeard?.([c1, c0]);
-          return view.closestPeers(dht, k);
+          // The lookup's last round: the answers sent ahead come in meanwhile.
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          const found = await view.closestPeers(dht, k);
+          lookupDone.resolve();
+          return found;
+        },
+        send: async (to, req) => {
+          const res = view.send(to, req);
+          if (answersAfterLookup) await lookupDone.promise;
+          return res;
         },
       };
       log.length = 0;
@@ -224,18 +242,41 @@ describe('asking the holders of a key', () => {
         maxPeers: 3,
       });
       const sent = asked.sent.map((s) => [s.peer.toString(), s.t]);
-      return { asked, sent, c0: c0.toString(), c2: c2.toString() };
+      return { asked, sent, c0: c0.toString(), c1: c1.toString(), c2: c2.toString() };
     };
 
-    it('sends the query ahead to the closest peers a lookup hears of, and uses only the answer of the closest it finds', async () => {
-      const { asked, sent, c0, c2 } = await queryWhileHearing(3);
-      // Each closest-so-far was sent the query once, before the lookup ended; none after it.
+    it('sends the query ahead to the closest peers a lookup hears of, a probe to the next replicas, and uses only the answer of the closest it finds', async () => {
+      const { asked, sent, c0, c1, c2 } = await queryWhileHearing(3);
+      // Each closest-so-far was sent the query once, and the next replica heard of a probe (not
+      // this node: its own answer costs no round trip), before the lookup ended; none after it.
       expect(sent).toEqual([
         [c2, 'query'],
         [c0, 'query'],
+        [c1, 'probe'],
       ]);
       expect(log.filter((e) => e.req.t === 'query')).toHaveLength(2);
-      // The answer used is the closest's alone, as without reading ahead.
+      // The answer used is the closest's alone, as without reading ahead, although the third
+      // replica answered first with the same community.
+      expect(ids(asked.answers)).toEqual([c0]);
+      expect(asked.answers[0]?.res.sums).toHaveLength(1);
+    });
+
+    it('an empty key costs the lookup alone: the next replicas answered ahead', async () => {
+      const { asked, sent, c0, c1, c2 } = await queryWhileHearing(3, false);
+      // The closest's answer sent ahead is used (empty), then the next replicas' answers sent
+      // ahead (a probe, and the third's query): nothing is sent after the lookup.
+      expect(sent).toEqual([
+        [c2, 'query'],
+        [c0, 'query'],
+        [c1, 'probe'],
+      ]);
+      expect(ids(asked.answers)).toEqual([c0, c1, c2]);
+      expect(asked.answers.every((a) => (a.res.sums?.length ?? 0) === 0)).toBe(true);
+    });
+
+    it('answers sent ahead that arrive after the lookup are used as they come', async () => {
+      const { asked, sent, c0 } = await queryWhileHearing(3, true, true);
+      expect(sent).toHaveLength(3);
       expect(ids(asked.answers)).toEqual([c0]);
       expect(asked.answers[0]?.res.sums).toHaveLength(1);
     });

@@ -148,11 +148,12 @@ describe('a connection between two threads', () => {
       const found = await swarm.peers[1]?.search(parseProfile({ weights: { a: 1, b: 2 } }), 3);
       const searched = performance.now() - t1;
       expect(found).toEqual([]);
-      // Round trip 100 ms. Joining: the dial, then the plaintext exchange and the multiplexer's
-      // negotiation, at least. A search: a lookup and a query, each a stream's negotiation and
-      // its request. Only the model's delays make these (a slower machine adds to them).
+      // Round trip 100 ms. Joining: the dial, the plaintext exchange (the multiplexer's name
+      // goes with the first frames) and the join's first lookup, at least. A search: a lookup,
+      // with the query and the probes sent ahead to the peer it queries — one round trip at
+      // least. Only the model's delays make these (a slower machine adds to them).
       expect(joined).toBeGreaterThanOrEqual(300);
-      expect(searched).toBeGreaterThanOrEqual(200);
+      expect(searched).toBeGreaterThanOrEqual(100);
     } finally {
       await swarm.stop();
     }
