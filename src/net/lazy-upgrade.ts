@@ -126,9 +126,9 @@ function lazyProtocols(up: Upgrader): Set<string> {
 
 /** Wraps transports (and a private network's protector) so their dials upgrade lazily. */
 export class LazyUpgrade {
-  /** Outbound connections being upgraded, and their lazy protocols: a protector's stream over one is wrapped too. */
+  /** Outbound connections being upgraded, and their lazy protocols (a protector's stream over
+   * one is wrapped too). */
   readonly #outbound = new WeakMap<object, Set<string>>();
-  readonly #protocols = new WeakMap<Upgrader, Set<string>>();
   readonly #upgraders = new WeakMap<Upgrader, Upgrader>();
 
   transport<C>(factory: (components: C) => Transport): (components: C) => Transport {
@@ -160,12 +160,7 @@ export class LazyUpgrade {
   #upgrader(up: Upgrader): Upgrader {
     const known = this.#upgraders.get(up);
     if (known !== undefined) return known;
-    let protocols = this.#protocols.get(up);
-    if (protocols === undefined) {
-      protocols = lazyProtocols(up);
-      this.#protocols.set(up, protocols);
-    }
-    const lazy = protocols;
+    const lazy = lazyProtocols(up);
     const upgradeOutbound: Upgrader['upgradeOutbound'] = (maConn, opts) => {
       // `initiator: false`: this side answers the selections (a hole-punched connection).
       if (opts.initiator !== false && lazy.size > 0) {
