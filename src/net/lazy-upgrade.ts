@@ -25,7 +25,7 @@ import type {
   Upgrader,
 } from '@libp2p/interface';
 import { Uint8ArrayList } from 'uint8arraylist';
-import { type Bytes, HEADER, MAX_LINE_BYTES, nameOf, readEcho } from './multistream.ts';
+import { type Bytes, echoSoFar, HEADER, nameOf } from './multistream.ts';
 
 /** The encryption's selection and, after a plaintext exchange, the muxer's. */
 const MAX_SELECTS = 2;
@@ -95,12 +95,8 @@ export function negotiateLazily(conn: ByteConnection, protocols: ReadonlySet<str
       return;
     }
     echo.append(data);
-    const read = readEcho(echo, pending);
-    if (read === undefined) {
-      if (echo.byteLength > 2 * (MAX_LINE_BYTES + 2))
-        conn.abort(new Error('protocol echo too long'));
-      return;
-    }
+    const read = echoSoFar(echo, pending);
+    if (read === undefined) return;
     pending = undefined;
     const rest = echo.sublist('error' in read ? echo.byteLength : read.used);
     echo = new Uint8ArrayList();

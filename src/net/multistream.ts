@@ -72,3 +72,18 @@ export function readEcho(
   }
   return { used: at };
 }
+
+/**
+ * `readEcho` over what has arrived so far, bounded: more than two lines' worth that is still not
+ * a whole echo is refused.
+ */
+export function echoSoFar(
+  buf: Uint8ArrayList,
+  protocol: string,
+): undefined | { used: number } | { error: Error } {
+  const read = readEcho(buf, protocol);
+  if (read === undefined && buf.byteLength > 2 * (MAX_LINE_BYTES + 2)) {
+    return { error: new Error('protocol echo too long') };
+  }
+  return read;
+}

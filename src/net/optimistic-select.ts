@@ -24,7 +24,7 @@
 import type { Stream, StreamMuxerFactory } from '@libp2p/interface';
 import { UnsupportedProtocolError } from '@libp2p/interface';
 import { Uint8ArrayList } from 'uint8arraylist';
-import { type Bytes, HEADER, MAX_LINE_BYTES, nameOf, readEcho } from './multistream.ts';
+import { type Bytes, echoSoFar, HEADER, nameOf } from './multistream.ts';
 import { adaptMuxers } from './muxer-guard.ts';
 
 /** The parts of js-libp2p 3.x's AbstractStream this wrapper replaces on one stream instance. */
@@ -76,12 +76,8 @@ export function selectOptimistically(
       return;
     }
     echo.append(data);
-    const read = readEcho(echo, protocol);
-    if (read === undefined) {
-      if (echo.byteLength > 2 * (MAX_LINE_BYTES + 2))
-        stream.abort(new Error('protocol echo too long'));
-      return;
-    }
+    const read = echoSoFar(echo, protocol);
+    if (read === undefined) return;
     if ('error' in read) {
       echo = undefined;
       if (read.error instanceof UnsupportedProtocolError) onRefused?.();
