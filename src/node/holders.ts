@@ -375,8 +375,10 @@ export class Holders {
         // Nor to a peer that stopped answering: the request would be spent for nothing.
         if (!this.#foreign.has(id) && !this.#silent(p)) heard.set(id, p);
       }
-      const closest = sortByDistance(heard.values(), key);
       let first = early.size - laterSent;
+      // Both budgets spent: nothing more to send (and no sort of every peer heard of).
+      if (first >= budget && laterSent >= laterBudget) return;
+      const closest = sortByDistance(heard.values(), key);
       for (const p of closest.slice(0, want)) {
         if (early.has(p.toString()) || first >= budget) continue;
         first++;
