@@ -25,7 +25,7 @@ import type {
   Upgrader,
 } from '@libp2p/interface';
 import { Uint8ArrayList } from 'uint8arraylist';
-import { type Bytes, echoSoFar, HEADER, nameOf } from './multistream.ts';
+import { type Bytes, HEADER, nameOf, takeEcho } from './multistream.ts';
 
 /** The encryption's selection and, after a plaintext exchange, the muxer's. */
 const MAX_SELECTS = 2;
@@ -65,14 +65,12 @@ export function negotiateLazily(conn: ByteConnection, protocols: ReadonlySet<str
   const onData = conn.onData.bind(conn);
   let sends = 0;
   let selects = 0;
-  /** The protocol whose echo is still to come, first in what arrives. */
-  let pending: string | undefined;
-  let echo = new Uint8ArrayList();
+  /** An echo is still to come, first in what arrives. */
+  let pending = false;
 
   conn.send = (data) => {
     sends++;
-    const p =
-      pending === undefined && selects < MAX_SELECTS ? proposal(data, protocols) : undefined;
+    const p = !pending && selects < MAX_SELECTS ? proposal(data, protocols) : undefined;
     if (p === undefined) {
       if (sends === 1 || sends >= MAX_SENDS || selects >= MAX_SELECTS) {
         // Nothing more to look at: writes go straight to the connection again.
@@ -81,30 +79,20 @@ export function negotiateLazily(conn: ByteConnection, protocols: ReadonlySet<str
       return send(data);
     }
     selects++;
-    pending = p;
+    pending = true;
+    takeEcho(
+      conn,
+      p,
+      (err) => conn.abort(err),
+      () => {
+        pending = false;
+      },
+    );
     const more = send(data);
     // The peer answers a proposal it accepts with the same two lines; they are read now. Nothing
     // the peer sends can arrive before this: it has not seen the proposal yet.
     onData(new Uint8ArrayList(HEADER, nameOf(p)));
     return more;
-  };
-
-  conn.onData = (data) => {
-    if (pending === undefined) {
-      onData(data);
-      return;
-    }
-    echo.append(data);
-    const read = echoSoFar(echo, pending);
-    if (read === undefined) return;
-    pending = undefined;
-    const rest = echo.sublist('error' in read ? echo.byteLength : read.used);
-    echo = new Uint8ArrayList();
-    if ('error' in read) {
-      conn.abort(read.error);
-      return;
-    }
-    if (rest.byteLength > 0) onData(rest);
   };
 }
 

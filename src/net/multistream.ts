@@ -5,7 +5,7 @@
  */
 import { UnsupportedProtocolError } from '@libp2p/interface';
 import * as varint from 'uint8-varint';
-import type { Uint8ArrayList } from 'uint8arraylist';
+import { Uint8ArrayList } from 'uint8arraylist';
 
 export const PROTOCOL_ID = '/multistream/1.0.0';
 /** multistream-select's own bound on a protocol line. */
@@ -77,7 +77,7 @@ export function readEcho(
  * `readEcho` over what has arrived so far, bounded: more than two lines' worth that is still not
  * a whole echo is refused.
  */
-export function echoSoFar(
+function echoSoFar(
   buf: Uint8ArrayList,
   protocol: string,
 ): undefined | { used: number } | { error: Error } {
@@ -86,4 +86,41 @@ export function echoSoFar(
     return { error: new Error('protocol echo too long') };
   }
   return read;
+}
+
+/** What receives a stream's or a connection's bytes (js-libp2p 3.x's AbstractMessageStream). */
+export interface Receiver {
+  onData(data: Bytes): void;
+}
+
+/**
+ * Takes the echo of `protocol` off the front of what `conn` receives next: `conn.onData` is
+ * replaced until the echo is whole, then put back (nothing is added per chunk after it) and
+ * handed what came behind the echo. A wrong or over-long echo goes to `onError` instead, and
+ * `onDone` runs once it is decided either way.
+ */
+export function takeEcho(
+  conn: Receiver,
+  protocol: string,
+  onError: (err: Error) => void,
+  onDone?: () => void,
+): void {
+  const own = Object.hasOwn(conn, 'onData');
+  const prev = conn.onData;
+  const onData = prev.bind(conn);
+  const buf = new Uint8ArrayList();
+  conn.onData = (data) => {
+    buf.append(data);
+    const read = echoSoFar(buf, protocol);
+    if (read === undefined) return;
+    if (own) conn.onData = prev;
+    else delete (conn as Partial<Receiver>).onData;
+    onDone?.();
+    if ('error' in read) {
+      onError(read.error);
+      return;
+    }
+    const rest = buf.sublist(read.used);
+    if (rest.byteLength > 0) onData(rest);
+  };
 }

@@ -24,7 +24,7 @@
 import type { Stream, StreamMuxerFactory } from '@libp2p/interface';
 import { UnsupportedProtocolError } from '@libp2p/interface';
 import { Uint8ArrayList } from 'uint8arraylist';
-import { type Bytes, echoSoFar, HEADER, nameOf } from './multistream.ts';
+import { type Bytes, HEADER, nameOf, takeEcho } from './multistream.ts';
 import { adaptMuxers } from './muxer-guard.ts';
 
 /** The parts of js-libp2p 3.x's AbstractStream this wrapper replaces on one stream instance. */
@@ -43,11 +43,9 @@ export function selectOptimistically(
   onRefused?: () => void,
 ): void {
   const send = stream.send.bind(stream);
-  const onData = stream.onData.bind(stream);
   const listen = stream.addEventListener.bind(stream);
   const name = new Uint8ArrayList(HEADER, nameOf(protocol));
   let named = false;
-  let echo: Uint8ArrayList | undefined = new Uint8ArrayList();
 
   const sendName = () => {
     if (named) return;
@@ -70,24 +68,10 @@ export function selectOptimistically(
     // written in the same turn (the usual request: open a reader, then write).
     if (type === 'message' && !named) queueMicrotask(sendName);
   };
-  stream.onData = (data) => {
-    if (echo === undefined) {
-      onData(data);
-      return;
-    }
-    echo.append(data);
-    const read = echoSoFar(echo, protocol);
-    if (read === undefined) return;
-    if ('error' in read) {
-      echo = undefined;
-      if (read.error instanceof UnsupportedProtocolError) onRefused?.();
-      stream.abort(read.error);
-      return;
-    }
-    const rest = echo.sublist(read.used);
-    echo = undefined;
-    if (rest.byteLength > 0) onData(rest);
-  };
+  takeEcho(stream, protocol, (err) => {
+    if (err instanceof UnsupportedProtocolError) onRefused?.();
+    stream.abort(err);
+  });
 }
 
 /**

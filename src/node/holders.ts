@@ -275,8 +275,9 @@ export class Holders {
       plan.speculate && this.#opts.readsAhead > 0
         ? this.#speculator(key, plan.first, plan.want, early, sent, laterAhead)
         : undefined;
-    const found = await this.candidates(dht, key, onHeard);
-    const peers = this.#answeringFirst(found.slice(0, plan.maxPeers));
+    const peers = this.#answeringFirst(
+      (await this.candidates(dht, key, onHeard)).slice(0, plan.maxPeers),
+    );
     let useful = 0;
     let mismatch: unknown;
     let lastError: unknown;
@@ -367,7 +368,6 @@ export class Holders {
       const answer = this.#network.send(p, r);
       answer.catch(() => {}); // an unused answer's failure is nobody's concern
       early.set(p.toString(), answer);
-      return answer;
     };
     return (peers) => {
       for (const p of peers) {
