@@ -2,7 +2,8 @@
  * node bench/cpu-profile.ts <file.cpuprofile> [--top 30] [--callers <text> [--depth 6]]
  *                                        [--inside <text>] [--compare <other.cpuprofile>]
  * Summarises a V8 CPU profile (from `node --cpu-prof` or `bench:baseline --cpu-prof`) as
- * markdown: where the time went by package, the functions with the most self time, and the
+ * markdown, or in the same tables a sampling heap profile (`bench:sim --alloc-prof`: bytes
+ * allocated instead of time, and per message when a <name>.messages file lies beside it): where the time went by package, the functions with the most self time, and the
  * share spent in cidx's own code. --callers lists the call chains (--depth frames deep) into
  * the functions whose name or file contains <text>; --inside gives the share of the time spent
  * in such functions and everything they call (comma-separated texts: one line each).
@@ -11,7 +12,7 @@
  * grows with the swarm comes first. DevTools shows the same profile as a flame chart; these
  * tables are what docs/BENCHMARKS.md records.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 interface CallFrame {
@@ -28,6 +29,13 @@ interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
+}
+/** A sampling heap profile: a tree whose nodes carry the bytes allocated in them. */
+interface HeapNode {
+  id: number;
+  callFrame: CallFrame;
+  selfSize: number;
+  children: HeapNode[];
 }
 
 const { values, positionals } = parseArgs({
@@ -70,15 +78,35 @@ class Summary {
   readonly byPackage = new Map<string, number>();
   readonly byFunction = new Map<string, number>();
   readonly total: number;
+  /** Bytes allocated rather than µs of CPU. */
+  readonly bytes: boolean;
+  /** Messages sent while the profile ran, when known (allocation profiles of bench:sim). */
+  readonly messages: number | undefined;
   own = 0;
 
   constructor(file: string) {
-    const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-    this.nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-    for (const n of profile.nodes) for (const c of n.children ?? []) this.parent.set(c, n.id);
-    profile.samples.forEach((id, i) => {
-      add(this.selfTime as Map<never, number>, id as never, profile.timeDeltas[i] ?? 0);
-    });
+    const json = JSON.parse(readFileSync(file, 'utf8')) as Profile | { head: HeapNode };
+    this.bytes = 'head' in json;
+    if ('head' in json) {
+      this.nodes = new Map();
+      const visit = (n: HeapNode) => {
+        this.nodes.set(n.id, { id: n.id, callFrame: n.callFrame });
+        if (n.selfSize > 0) this.selfTime.set(n.id, n.selfSize);
+        for (const c of n.children) {
+          this.parent.set(c.id, n.id);
+          visit(c);
+        }
+      };
+      visit(json.head);
+    } else {
+      this.nodes = new Map(json.nodes.map((n) => [n.id, n]));
+      for (const n of json.nodes) for (const c of n.children ?? []) this.parent.set(c, n.id);
+      json.samples.forEach((id, i) => {
+        add(this.selfTime as Map<never, number>, id as never, json.timeDeltas[i] ?? 0);
+      });
+    }
+    const count = file.replace(/\.[a-z]+$/, '.messages');
+    this.messages = existsSync(count) ? Number(readFileSync(count, 'utf8')) : undefined;
     this.total = [...this.selfTime.values()].reduce((a, b) => a + b, 0);
     for (const [id, t] of this.selfTime) {
       const f = this.frame(id);
@@ -95,6 +123,13 @@ class Summary {
 
   share(t: number): number {
     return t / this.total;
+  }
+
+  /** What was sampled, in words: seconds of CPU or megabytes allocated (and per message). */
+  describe(): string {
+    if (!this.bytes) return `${(this.total / 1e6).toFixed(1)} s sampled`;
+    const per = this.messages ? `, ${kib(this.total / this.messages)} per message` : '';
+    return `${(this.total / 2 ** 20).toFixed(0)} MiB allocated${per}`;
   }
 
   /** Time in samples with a frame matching `text` anywhere on their stack, each counted once. */
@@ -133,11 +168,12 @@ class Summary {
 }
 
 const pct = (share: number) => `${(100 * share).toFixed(1)}%`;
+const kib = (b: number) => `${(b / 1024).toFixed(1)} KiB`;
 
 function table(s: Summary, title: string, rows: Map<string, number>, limit: number): string[] {
   const sorted = [...rows].sort((a, b) => b[1] - a[1]).slice(0, limit);
   return [
-    `| ${title} | self time |`,
+    `| ${title} | self ${s.bytes ? 'allocations' : 'time'} |`,
     '|---|---|',
     ...sorted.map(([k, t]) => `| ${k} | ${pct(s.share(t))} |`),
     '',
@@ -162,6 +198,26 @@ function sideBySide(
   rows.sort((x, y) => y.sb - y.sa - (x.sb - x.sa));
   const ratio = (r: { sa: number; sb: number }) =>
     r.sa === 0 ? '–' : `${(r.sb / r.sa).toFixed(2)}×`;
+  const ma = a.messages;
+  const mb = b.messages;
+  if (a.bytes && b.bytes && ma && mb) {
+    // Per message, what grows is what each message allocates more of, whatever the shares.
+    const per = (r: { sa: number; sb: number }) => ({
+      pa: (r.sa * a.total) / ma,
+      pb: (r.sb * b.total) / mb,
+    });
+    rows.sort((x, y) => per(y).pb - per(y).pa - (per(x).pb - per(x).pa));
+    return [
+      `| ${title} | first, per message | second, per message | second / first |`,
+      '|---|---|---|---|',
+      ...rows.slice(0, limit).map((r) => {
+        const { pa, pb } = per(r);
+        const x = pa === 0 ? '–' : `${(pb / pa).toFixed(2)}×`;
+        return `| ${r.k} | ${kib(pa)} | ${kib(pb)} | ${x} |`;
+      }),
+      '',
+    ];
+  }
   return [
     `| ${title} | first | second | second / first |`,
     '|---|---|---|---|',
@@ -175,7 +231,7 @@ const top = Number(values.top);
 const out: string[] = [];
 if (values.compare === undefined) {
   out.push(
-    `${(first.total / 1e6).toFixed(1)} s sampled; self time in cidx's own code: ${pct(first.share(first.own))}.`,
+    `${first.describe()}; self ${first.bytes ? 'allocations' : 'time'} in cidx's own code: ${pct(first.share(first.own))}.`,
     '',
     ...table(first, 'package', first.byPackage, top),
     ...table(first, 'function', first.byFunction, top),
@@ -190,7 +246,7 @@ if (values.compare === undefined) {
 } else {
   const second = new Summary(values.compare);
   out.push(
-    `first: ${(first.total / 1e6).toFixed(1)} s sampled; second: ${(second.total / 1e6).toFixed(1)} s sampled. Shares of each profile's samples, rows ordered by the share they gained.`,
+    `first: ${first.describe()}; second: ${second.describe()}. Shares of each profile's samples (or, for two allocation profiles with their messages, bytes per message), rows ordered by what they gained.`,
     '',
     ...sideBySide(first, second, 'package', first.byPackage, second.byPackage, top),
     ...sideBySide(first, second, 'function', first.byFunction, second.byFunction, top),
@@ -202,8 +258,20 @@ if (values.compare === undefined) {
     out.push(...sideBySide(first, second, `callers of ${values.callers}`, ca, cb, 15));
   }
   if (values.inside !== undefined) {
-    out.push('| inside | first | second | second / first |', '|---|---|---|---|');
+    const ma = first.bytes && second.bytes ? first.messages : undefined;
+    const mb = second.messages;
+    const perMessage = ma !== undefined && mb !== undefined;
+    out.push(
+      `| inside | first${perMessage ? ', per message' : ''} | second${perMessage ? ', per message' : ''} | second / first |`,
+      '|---|---|---|---|',
+    );
     for (const text of values.inside.split(',')) {
+      if (perMessage) {
+        const pa = first.inside(text) / ma;
+        const pb = second.inside(text) / mb;
+        out.push(`| ${text} | ${kib(pa)} | ${kib(pb)} | ${(pb / pa).toFixed(2)}× |`);
+        continue;
+      }
       const sa = first.share(first.inside(text));
       const sb = second.share(second.inside(text));
       out.push(`| ${text} | ${pct(sa)} | ${pct(sb)} | ${(sb / sa).toFixed(2)}× |`);

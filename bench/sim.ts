@@ -1,8 +1,8 @@
 /**
  * npm run bench:sim — how far the in-process simulator scales: for each swarm size, a fresh
  * process joins the nodes, creates and searches, and reports RSS, time to join and searches per
- * second. Usage: npm run bench:sim [-- 100 500 1000 2000] [--cpu-prof DIR] [--heap-snapshot DIR]
- * [--workers N] [--timing "optimistic=no"]. One size per child process, so each RSS is that
+ * second. Usage: npm run bench:sim [-- 100 500 1000 2000] [--cpu-prof DIR] [--alloc-prof DIR]
+ * [--heap-snapshot DIR] [--workers N] [--timing "optimistic=no"]. One size per child process, so each RSS is that
  * size's alone. --workers runs the nodes in N worker threads (`cidx sim --workers`): CPU is then
  * every thread's, the live heap every thread's summed, and the GC figures and the per-node
  * census (the main thread's alone) are left out. --timing adds keys to the scenario's timing
@@ -20,7 +20,9 @@
  * third, the longest queues and most abort listeners any node had while the creates / the
  * searches ran.
  * --cpu-prof DIR samples the CPU during the searches of each size (DIR/search-<size>.cpuprofile,
- * read with `node bench/cpu-profile.ts`); --heap-snapshot DIR writes DIR/join-<size>.heapsnapshot
+ * read with `node bench/cpu-profile.ts`); --alloc-prof DIR samples what the searches allocate,
+ * garbage included (DIR/search-<size>.heapprofile, read with `node bench/alloc-profile.ts`, which
+ * divides by the messages in DIR/search-<size>.messages); --heap-snapshot DIR writes DIR/join-<size>.heapsnapshot
  * after the join (small sizes only: a snapshot needs several times the live heap).
  */
 import { spawnSync } from 'node:child_process';
@@ -35,7 +37,7 @@ import { parseScenario } from '../sim/scenario.ts';
 import { MAX_WORKERS, ShardedSwarm, shardedSwarm } from '../sim/shards/swarm.ts';
 import { InProcessSwarm } from '../sim/swarm.ts';
 import type { SimSwarm } from '../sim/swarm-api.ts';
-import { profiled } from './cpu-sampling.ts';
+import { allocationsSampled, profiled } from './cpu-sampling.ts';
 import {
   type Census,
   census,
@@ -52,6 +54,7 @@ const { values, positionals } = parseArgs({
   options: {
     size: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'alloc-prof': { type: 'string' },
     'heap-snapshot': { type: 'string' },
     workers: { type: 'string' },
     timing: { type: 'string', default: '' },
@@ -164,15 +167,20 @@ at +0s search users exact concurrency=4
       const cpu0 = process.cpuUsage();
       const main0 = process.threadCpuUsage();
       const prof = values['cpu-prof'];
+      const alloc = values['alloc-prof'];
       const s0 = swarm();
       const sampling = s0 && command !== 'join' ? sampleInternals(s0) : undefined;
       await (command === 'search' && prof
         ? profiled(join(prof, `search-${size}.cpuprofile`), run)
-        : run());
+        : command === 'search' && alloc
+          ? allocationsSampled(join(alloc, `search-${size}.heapprofile`), run)
+          : run());
       const cpu = process.cpuUsage(cpu0);
       if (sampling) during[command] = sampling();
       const main = process.threadCpuUsage(main0);
       const m1 = await wire(anySwarm());
+      if (command === 'search' && alloc)
+        writeFileSync(join(alloc, `search-${size}.messages`), `${m1.messages - m0.messages}\n`);
       phases[command] = {
         cpuMs: (cpu.user + cpu.system) / 1000,
         mainCpuMs: (main.user + main.system) / 1000,
@@ -320,6 +328,7 @@ if (values.size !== undefined) {
         '--size',
         String(size),
         ...(values['cpu-prof'] ? ['--cpu-prof', values['cpu-prof']] : []),
+        ...(values['alloc-prof'] ? ['--alloc-prof', values['alloc-prof']] : []),
         ...(values['heap-snapshot'] ? ['--heap-snapshot', values['heap-snapshot']] : []),
         ...(WORKERS === undefined ? [] : ['--workers', String(WORKERS)]),
         ...(TIMING === '' ? [] : ['--timing', TIMING]),
