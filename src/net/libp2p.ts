@@ -26,6 +26,7 @@ import { createLibp2p, type Libp2p } from 'libp2p';
 import { ParamsError } from '../keys/params.ts';
 import { SETTINGS } from '../settings/table.ts';
 import { INDEX_PROTOCOL } from './codec.ts';
+import { lighterConnectionManager } from './connection-manager.ts';
 import { answerFreshPings, FreshContacts } from './fresh-contacts.ts';
 import { fastClosestPeers } from './kad-closest.ts';
 import { slowClosestPeerTagging } from './kad-internals.ts';
@@ -329,6 +330,8 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
     },
   })) as CidxLibp2p;
   created = host;
+  // Costs of libp2p that grow with the node's connections, cut (connection-manager.ts).
+  lighterConnectionManager(host);
   host.services.reachability.attach([host.services.profiles, host.services.addresses]);
   // One record for both DHTs: a peer that answered either is alive for both.
   const fresh = new FreshContacts(o.freshContactMs ?? SETTINGS.timing.freshContactMs.default);

@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import type { Connection } from '@libp2p/interface';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectionManagerMissing } from '../../src/net/connection-manager.ts';
+import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
+import { WAIT_MS, waitFor } from '../support/swarm.ts';
+
+describe("a host's connection manager", () => {
+  const hosts: CidxLibp2p[] = [];
+  afterEach(async () => {
+    await Promise.allSettled(hosts.splice(0).map((h) => h.stop()));
+  });
+  const make = async (maxConnections?: number) => {
+    const h = await createHost({
+      ...(maxConnections === undefined ? {} : { maxConnections }),
+      transport: 'memory',
+      encryption: 'plaintext',
+      simulation: true,
+      listen: [`/memory/cm-${randomBytes(4).toString('hex')}`],
+    });
+    hosts.push(h);
+    await h.start();
+    return h;
+  };
+
+  it('lists every connection once, in the order of its peers, as libp2p did', async () => {
+    const hub = await make();
+    expect(connectionManagerMissing(hub)).toEqual([]);
+    const peers = await Promise.all([make(), make(), make(), make()]);
+    for (const p of peers) await p.dial(hub.getMultiaddrs()[0] as never);
+    // A second connection to one peer: lists hold more than one.
+    await peers[0]?.dial(hub.getMultiaddrs()[0] as never, { force: true });
+    await waitFor(() => hub.getConnections().length === 5, WAIT_MS, "the hub's 5 connections");
+    // libp2p's own listing, from the same per-peer lists.
+    let theirs: Connection[] = [];
+    const manager = (
+      hub as unknown as {
+        components: { connectionManager: { getConnectionsMap(): Map<unknown, Connection[]> } };
+      }
+    ).components.connectionManager;
+    for (const list of manager.getConnectionsMap().values()) theirs = theirs.concat(list);
+    expect(hub.getConnections().map((c) => c.id)).toEqual(theirs.map((c) => c.id));
+    expect(new Set(hub.getConnections().map((c) => c.id)).size).toBe(5);
+    expect(hub.getConnections(peers[0]?.peerId)).toHaveLength(2);
+  });
+
+  it("prunes by its peers' tags as they are now, read once and then followed", async () => {
+    const hub = await make(3);
+    const [a, b, c, d] = await Promise.all([make(), make(), make(), make()]);
+    if (a === undefined || b === undefined || c === undefined || d === undefined) throw new Error();
+    const manager = (
+      hub as unknown as {
+        components: { connectionManager: { setMaxConnections(n: number): void } };
+      }
+    ).components.connectionManager;
+    const tag = (p: CidxLibp2p, value: number) =>
+      hub.peerStore.merge(p.peerId, { tags: { keep: { value } } });
+    const open = (p: CidxLibp2p) => hub.getConnections(p.peerId).length > 0;
+    // The pruner closes only connections without streams, and runs when one opens past the
+    // limit or the limit is lowered: lowered here, once every connection is idle.
+    const pruneTo2 = async () => {
+      await waitFor(
+        () => hub.getConnections().every((x) => x.streams.length === 0),
+        WAIT_MS,
+        "the hub's connections idle",
+      );
+      manager.setMaxConnections(2);
+      await waitFor(() => hub.getConnections().length === 2, WAIT_MS, 'one connection closed');
+      manager.setMaxConnections(3);
+    };
+    await tag(a, 100);
+    for (const p of [a, b, c]) await hub.dial(p.getMultiaddrs()[0] as never);
+    // The pruner reads every connected peer's tags (a: 100, b and c: none).
+    await pruneTo2();
+    expect(open(a)).toBe(true);
+    const kept = open(b) ? b : c;
+    // The tags change: a is worth nothing now, the survivor of b and c the most, d in between.
+    await tag(a, 0);
+    await tag(kept, 100);
+    await tag(d, 50);
+    await hub.dial(d.getMultiaddrs()[0] as never);
+    await pruneTo2();
+    expect(open(a)).toBe(false);
+    expect(open(kept)).toBe(true);
+    expect(open(d)).toBe(true);
+  });
+});
