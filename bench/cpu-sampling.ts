@@ -7,19 +7,37 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 
-export async function profiled(out: string, run: () => Promise<void>): Promise<void> {
+/** Runs `run` between the session's start and stop of a sampler, and writes what stop returns. */
+async function sampled(
+  out: string,
+  what: string,
+  start: (session: Session) => Promise<unknown>,
+  stop: (session: Session) => Promise<unknown>,
+  run: () => Promise<void>,
+): Promise<void> {
   const session = new Session();
   session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
+  await start(session);
   try {
     await run();
   } finally {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(out, JSON.stringify(profile));
+    writeFileSync(out, JSON.stringify(await stop(session)));
     session.disconnect();
-    process.stderr.write(`CPU profile: ${out}\n`);
+    process.stderr.write(`${what}: ${out}\n`);
   }
+}
+
+export function profiled(out: string, run: () => Promise<void>): Promise<void> {
+  return sampled(
+    out,
+    'CPU profile',
+    async (session) => {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    },
+    async (session) => (await session.post('Profiler.stop')).profile,
+    run,
+  );
 }
 
 /** One sample per this many bytes allocated, on average (V8's default is 32 KiB). */
@@ -29,21 +47,19 @@ const ALLOCATION_SAMPLING_BYTES = 64 * 1024;
  * Where a phase allocates: garbage, not what stays live, is what a collector pays for, so the
  * objects minor and major GCs collected during the phase are kept in the profile.
  */
-export async function allocationsSampled(out: string, run: () => Promise<void>): Promise<void> {
-  const session = new Session();
-  session.connect();
-  await session.post('HeapProfiler.enable');
-  await session.post('HeapProfiler.startSampling', {
-    samplingInterval: ALLOCATION_SAMPLING_BYTES,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
-  });
-  try {
-    await run();
-  } finally {
-    const { profile } = await session.post('HeapProfiler.stopSampling');
-    writeFileSync(out, JSON.stringify(profile));
-    session.disconnect();
-    process.stderr.write(`allocation profile: ${out}\n`);
-  }
+export function allocationsSampled(out: string, run: () => Promise<void>): Promise<void> {
+  return sampled(
+    out,
+    'allocation profile',
+    async (session) => {
+      await session.post('HeapProfiler.enable');
+      await session.post('HeapProfiler.startSampling', {
+        samplingInterval: ALLOCATION_SAMPLING_BYTES,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+    },
+    async (session) => (await session.post('HeapProfiler.stopSampling')).profile,
+    run,
+  );
 }
