@@ -2,7 +2,7 @@
  * Samples one phase of a bench with node:inspector: the CPU (the same sampler as
  * `node --cpu-prof`; a .cpuprofile that Chrome DevTools or `node bench/cpu-profile.ts` reads),
  * or every allocation (V8's sampling heap profiler, objects collected since counted too; a
- * .heapprofile that DevTools or `node bench/alloc-profile.ts` reads).
+ * .heapprofile that DevTools or `node bench/cpu-profile.ts` reads).
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';

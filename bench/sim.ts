@@ -21,7 +21,7 @@
  * searches ran.
  * --cpu-prof DIR samples the CPU during the searches of each size (DIR/search-<size>.cpuprofile,
  * read with `node bench/cpu-profile.ts`); --alloc-prof DIR samples what the searches allocate,
- * garbage included (DIR/search-<size>.heapprofile, read with `node bench/alloc-profile.ts`, which
+ * garbage included (DIR/search-<size>.heapprofile, read with `node bench/cpu-profile.ts`, which
  * divides by the messages in DIR/search-<size>.messages); --heap-snapshot DIR writes DIR/join-<size>.heapsnapshot
  * after the join (small sizes only: a snapshot needs several times the live heap).
  */
