@@ -33,6 +33,7 @@ import { slowClosestPeerTagging } from './kad-internals.ts';
 import { LazyUpgrade } from './lazy-upgrade.ts';
 import { guardMuxer } from './muxer-guard.ts';
 import { optimisticSelect } from './optimistic-select.ts';
+import { cachePeerRecords } from './peer-cache.ts';
 import {
   connectionGater,
   type Factory,
@@ -51,6 +52,8 @@ import {
   reachabilityService,
 } from './reachability.ts';
 import { type RelaySettings, resolveRelay } from './relay.ts';
+import { identifySealsOnce } from './self-record.ts';
+import { streamsSkipKnownProtocols } from './stream-protocols.ts';
 import { parseSwarmKey } from './swarm-key.ts';
 import { walkPacer } from './walk-pacer.ts';
 
@@ -330,8 +333,14 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
     },
   })) as CidxLibp2p;
   created = host;
+  // Records read and written again within moments answered from memory (peer-cache.ts).
+  cachePeerRecords(host.peerStore);
   // Costs of libp2p that grow with the node's connections, cut (connection-manager.ts).
   lighterConnectionManager(host);
+  // One signed peer record per set of addresses, not one per connection (self-record.ts).
+  identifySealsOnce(host);
+  // A stream's protocol written to the peer store only when the record lacks it.
+  streamsSkipKnownProtocols(host);
   host.services.reachability.attach([host.services.profiles, host.services.addresses]);
   // One record for both DHTs: a peer that answered either is alive for both.
   const fresh = new FreshContacts(o.freshContactMs ?? SETTINGS.timing.freshContactMs.default);
