@@ -46,13 +46,14 @@ const { values, positionals } = parseArgs({
     depth: { type: 'string', default: '6' },
     inside: { type: 'string' },
     compare: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   },
 });
-if (positionals.length !== 1) {
-  process.stderr.write(
+if (values.help || positionals.length !== 1) {
+  (values.help ? process.stdout : process.stderr).write(
     'usage: node bench/cpu-profile.ts <file.cpuprofile> [--top 30] [--callers <text> [--depth 6]] [--inside <text>[,<text>…]] [--compare <other.cpuprofile>]\n',
   );
-  process.exit(2);
+  process.exit(values.help ? 0 : 2);
 }
 
 /** The package a frame belongs to: an npm package, a node: module, cidx's own folder, or V8. */
