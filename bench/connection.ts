@@ -14,7 +14,13 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { generateKeyPair } from '@libp2p/crypto/keys';
 import type { PeerId } from '@libp2p/interface';
+import { defaultLogger } from '@libp2p/logger';
+import { peerIdFromPrivateKey } from '@libp2p/peer-id';
+import { persistentPeerStore } from '@libp2p/peer-store';
+import { MemoryDatastore } from 'datastore-core';
+import { TypedEventEmitter } from 'main-event';
 import { CidxNode } from '../src/node/node.ts';
 import { allocationsSampled } from './cpu-sampling.ts';
 
@@ -26,6 +32,28 @@ if (!(Number.isInteger(ROUNDS) && ROUNDS >= 1)) {
 }
 const NODES = 30;
 const run = `${process.pid}`;
+
+/**
+ * Calls that reached libp2p's own peer store, whatever sits in front of it: its methods are
+ * wrapped before any node exists, on the prototype a throwaway store shows.
+ */
+const calls = new Map<string, number>();
+let counting = false;
+const probe = persistentPeerStore({
+  peerId: peerIdFromPrivateKey(await generateKeyPair('Ed25519')),
+  datastore: new MemoryDatastore(),
+  events: new TypedEventEmitter(),
+  logger: defaultLogger(),
+} as never);
+const proto = Object.getPrototypeOf(probe) as Record<string, (...args: unknown[]) => unknown>;
+for (const m of ['get', 'getInfo', 'has', 'merge', 'patch', 'save', 'delete', 'all']) {
+  const own = proto[m];
+  if (typeof own !== 'function') continue;
+  proto[m] = function (this: unknown, ...args: unknown[]) {
+    if (counting) calls.set(m, (calls.get(m) ?? 0) + 1);
+    return own.apply(this, args);
+  };
+}
 
 const nodes: CidxNode[] = [];
 for (let i = 0; i < NODES; i++) {
@@ -43,27 +71,17 @@ for (let i = 0; i < NODES; i++) {
 const a = nodes[0] as CidxNode;
 const others = nodes.slice(1);
 
-/** Calls that reached libp2p's own peer store, whatever sits in front of it. */
-const calls = new Map<string, number>();
-let counting = false;
-const proto = Object.getPrototypeOf(a.libp2p.peerStore) as Record<
-  string,
-  (...args: unknown[]) => unknown
->;
-for (const m of ['get', 'getInfo', 'has', 'merge', 'patch', 'save', 'delete', 'all']) {
-  const own = proto[m];
-  if (typeof own !== 'function') continue;
-  proto[m] = function (this: unknown, ...args: unknown[]) {
-    if (counting) calls.set(m, (calls.get(m) ?? 0) + 1);
-    return own.apply(this, args);
-  };
-}
-
+/** Resolves when node 0 has identified p; fails after 10 s. */
 function identified(p: PeerId): Promise<void> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      a.libp2p.removeEventListener('peer:identify', on);
+      reject(new Error(`identify of ${p} did not finish within 10 s`));
+    }, 10_000);
     const on = (e: CustomEvent<{ peerId: PeerId }>) => {
       if (!e.detail.peerId.equals(p)) return;
       a.libp2p.removeEventListener('peer:identify', on);
+      clearTimeout(timer);
       resolve();
     };
     a.libp2p.addEventListener('peer:identify', on);
@@ -72,12 +90,13 @@ function identified(p: PeerId): Promise<void> {
 const settle = () => new Promise((r) => setTimeout(r, 50));
 
 async function reconnectAll(): Promise<void> {
+  // Listening before the close: a peer may open the new connection itself meanwhile.
+  const done = others.map((o) => identified(o.libp2p.peerId));
   for (const o of others) await a.libp2p.hangUp(o.libp2p.peerId);
   await settle();
-  for (const o of others) {
-    const done = identified(o.libp2p.peerId);
+  for (const [i, o] of others.entries()) {
     await a.libp2p.dial(o.libp2p.getMultiaddrs()[0] as never);
-    await done;
+    await done[i];
   }
   await settle();
 }
