@@ -6,8 +6,8 @@
  * it names in an answer and merges the addresses of each peer an answer names, so a lookup
  * writes the same unchanged addresses again and again; a new connection brings about twenty
  * calls on one record (identify, the registrar, kad-dht's topology, the dialler). Measured
- * (docs/BENCHMARKS.md, "What a new connection costs"): the peer store was over 40 % of what
- * a connection allocates.
+ * (docs/BENCHMARKS.md, "What a new connection and a stream cost"): the peer store was over
+ * 40 % of what a new connection allocates.
  *
  * `cachePeerRecords` puts, in front of one peer store, the record each call last read or
  * wrote, for `FRESH_MS`:

@@ -5,7 +5,7 @@
  * newer number than the one it holds, rewrites the node's peer-store record and dispatches a
  * `peer:update` for a record that changed in nothing but the signature. A swarm larger than a
  * node's connection limit opens connections on every search (docs/BENCHMARKS.md, "What a new
- * connection costs"), so this is work per message that grows with the swarm.
+ * connection and a stream cost"), so this is work per message that grows with the swarm.
  *
  * Here identify is handed a peer store whose read of the node's own record carries one sealed
  * record per set of addresses: sealed again, with a new sequence number, as soon as the

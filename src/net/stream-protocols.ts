@@ -2,15 +2,15 @@
  * libp2p 3.3 writes the peer store for every stream: once a protocol is agreed on, both ends
  * merge it into the other peer's record (`protocols: [protocol]`) — a lock, a read, a decoded
  * and re-encoded record and a write — although after the first stream of a protocol the record
- * already holds it. Measured (docs/BENCHMARKS.md, "What a stream costs"): the two merges were
- * over a third of what a request and its answer allocate.
+ * already holds it. Measured (docs/BENCHMARKS.md, "What a new connection and a stream cost"):
+ * the two merges were over a third of what a request and its answer allocate.
  *
  * The connections are handed a peer store whose `merge` of one protocol the record is known to
  * hold, for a connected peer, returns that record without writing: known from the last merge
  * that went through (a merge that raced a `peer:update` is not trusted) or from the last
- * `peer:update` libp2p dispatched for it, forgotten at disconnect. Such a merge still goes through once every
- * `REWRITE_MS`, so the record's last-update time, by which the peer store expires records,
- * stays as fresh as before within that. Every other call goes to the real peer store. No option
+ * `peer:update` libp2p dispatched for it, forgotten at disconnect. Such a merge still goes
+ * through once every `REWRITE_MS`, so the record's last-update time, by which the peer store
+ * expires records after hours, stays fresh. Every other call goes to the real peer store. No option
  * of libp2p does this.
  */
 import type { Peer, PeerId, PeerStore } from '@libp2p/interface';
