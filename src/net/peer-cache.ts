@@ -19,7 +19,8 @@
  *   began or ended while the call ran (calls on one peer may interleave).
  * Every write goes through the store's own methods, so a kept record is the stored one; what
  * may differ is the filtering by age a read applies (addresses not seen for an hour, expired
- * tags), late by at most `FRESH_MS`. Records are shared between callers, as libp2p's own code
+ * tags), late by at most `FRESH_MS`; a timer drops records past it, so an idle node holds
+ * none. Records are shared between callers, as libp2p's own code
  * never changes a record it was handed. No option of libp2p does this.
  */
 import type { Peer, PeerId, PeerStore, Tag } from '@libp2p/interface';
@@ -73,8 +74,22 @@ function holdsAll(peer: Peer, data: MergeData, filtersAddresses: boolean): boole
   return true;
 }
 
-export function cachePeerRecords(store: PeerStore, now: () => number = Date.now): void {
-  if ((store as { [CACHED]?: boolean })[CACHED]) return;
+/** What a test or a census may ask of the records kept. */
+export interface PeerRecordCache {
+  size(): number;
+}
+type Schedule = (run: () => void, ms: number) => void;
+const unrefTimer: Schedule = (run, ms) => {
+  setTimeout(run, ms).unref?.();
+};
+
+export function cachePeerRecords(
+  store: PeerStore,
+  now: () => number = Date.now,
+  schedule: Schedule = unrefTimer,
+): PeerRecordCache {
+  const installed = (store as { [CACHED]?: PeerRecordCache })[CACHED];
+  if (installed !== undefined) return installed;
   const real = {
     get: store.get.bind(store),
     save: store.save.bind(store),
@@ -94,13 +109,29 @@ export function cachePeerRecords(store: PeerStore, now: () => number = Date.now)
     entries.delete(key);
     return undefined;
   };
-  const keep = (key: string, peer: Peer, written: boolean) => {
-    entries.delete(key);
+  /** Drops records past FRESH_MS, oldest first (the map holds them in the order kept). */
+  const drop = () => {
     const t = now();
-    entries.set(key, { peer, at: t, written });
     for (const [k, e] of entries) {
       if (entries.size <= MAX_RECORDS && t - e.at < FRESH_MS) break;
       entries.delete(k);
+    }
+  };
+  // An idle node holds no records: one timer while any are kept (thousands of simulated nodes
+  // sit idle most of a run).
+  let sweeping = false;
+  const sweep = () => {
+    drop();
+    sweeping = entries.size > 0;
+    if (sweeping) schedule(sweep, FRESH_MS);
+  };
+  const keep = (key: string, peer: Peer, written: boolean) => {
+    entries.delete(key);
+    entries.set(key, { peer, at: now(), written });
+    drop();
+    if (!sweeping) {
+      sweeping = true;
+      schedule(sweep, FRESH_MS);
     }
   };
   /** Runs a call on the store; keeps its record if no write of the peer overlapped it. */
@@ -161,10 +192,12 @@ export function cachePeerRecords(store: PeerStore, now: () => number = Date.now)
   };
   // Own properties of the instance: every holder of the store (libp2p keeps it in several
   // places) calls these, and the store's own methods reach them through `this`.
-  Object.assign(store, overrides, { [CACHED]: true });
+  const cache: PeerRecordCache = { size: () => entries.size };
+  Object.assign(store, overrides, { [CACHED]: cache });
+  return cache;
 }
 
 /** Whether a store answers from the records above. */
 export function cachesPeerRecords(store: PeerStore): boolean {
-  return (store as { [CACHED]?: boolean })[CACHED] === true;
+  return (store as { [CACHED]?: PeerRecordCache })[CACHED] !== undefined;
 }

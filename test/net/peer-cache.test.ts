@@ -136,6 +136,31 @@ describe('cachePeerRecords', () => {
     expect(updates).toEqual([id.toString(), id.toString()]);
   });
 
+  it('drops its records once they are past FRESH_MS: an idle node holds none', async () => {
+    const clock = { t: 1_000_000 };
+    const plain = await store(false, clock);
+    const timers: (() => void)[] = [];
+    const cache = cachePeerRecords(
+      plain.s,
+      () => clock.t,
+      (run) => timers.push(run),
+    );
+    const [x, y] = [await newPeerId(), await newPeerId()];
+    await plain.s.merge(x, { protocols: ['/x/1'] });
+    clock.t += FRESH_MS / 2;
+    await plain.s.merge(y, { protocols: ['/x/1'] });
+    expect(cache.size()).toBe(2);
+    expect(timers).toHaveLength(1);
+    clock.t += FRESH_MS / 2;
+    timers.shift()?.();
+    expect(cache.size()).toBe(1);
+    expect(timers).toHaveLength(1);
+    clock.t += FRESH_MS / 2;
+    timers.shift()?.();
+    expect(cache.size()).toBe(0);
+    expect(timers).toHaveLength(0);
+  });
+
   it(`keeps at most ${MAX_RECORDS} records`, async () => {
     const clock = { t: 1_000_000 };
     const { s, datastore } = await store(true, clock);
