@@ -17,6 +17,7 @@ import type { PeerId, PeerStore, PrivateKey } from '@libp2p/interface';
 import { PeerRecord, RecordEnvelope } from '@libp2p/peer-record';
 import type { Multiaddr } from '@multiformats/multiaddr';
 import type { Libp2p } from 'libp2p';
+import { hasPeerStoreView, withPeerStoreView } from './store-view.ts';
 
 /** multiaddr's code of /p2p: identify strips it from the addresses it signs. */
 const CODE_P2P = 421;
@@ -77,18 +78,7 @@ export function identifySealsOnce(host: Libp2p): void {
     const sealed = self.current();
     return sealed === undefined ? peer : { ...peer, peerRecordEnvelope: await sealed };
   };
-  // Methods bound to the real store: it keeps private fields a proxy cannot reach.
-  const wrapped = new Proxy(store, {
-    get: (t, p) => {
-      if (p === 'get') return get;
-      if (p === SEALED_ONCE) return true;
-      const v = Reflect.get(t, p, t);
-      return typeof v === 'function' ? v.bind(t) : v;
-    },
-  });
-  identify.components = new Proxy(components, {
-    get: (t, p) => (p === 'peerStore' ? wrapped : Reflect.get(t, p)),
-  });
+  identify.components = withPeerStoreView(components, store, { get }, SEALED_ONCE);
 }
 
 /** Empty when identify was handed the peer store above; else why not, in one line. */
@@ -96,8 +86,7 @@ export function identifySealsOnceMissing(host: Libp2p): string[] {
   const identify = (host.services as Record<string, unknown>).identify as
     | IdentifyInsides
     | undefined;
-  const store = identify?.components?.peerStore as { [SEALED_ONCE]?: boolean } | undefined;
-  return store?.[SEALED_ONCE] === true
+  return hasPeerStoreView(identify?.components, SEALED_ONCE)
     ? []
     : ["libp2p's identify service was not found; it signs a new peer record per connection"];
 }

@@ -15,6 +15,7 @@
  */
 import type { Peer, PeerId, PeerStore } from '@libp2p/interface';
 import type { Libp2p } from 'libp2p';
+import { hasPeerStoreView, withPeerStoreView } from './store-view.ts';
 
 /** A connected peer's record, written through at least this often (ms). */
 export const REWRITE_MS = 10 * 60_000;
@@ -93,24 +94,12 @@ export function streamsSkipKnownProtocols(host: Libp2p, now: () => number = Date
       merging.delete(key);
     }
   };
-  // Methods bound to the real store: it keeps private fields a proxy cannot reach.
-  const wrapped = new Proxy(store, {
-    get: (t, p) => {
-      if (p === 'merge') return merge;
-      if (p === SKIPS_KNOWN) return true;
-      const v = Reflect.get(t, p, t);
-      return typeof v === 'function' ? v.bind(t) : v;
-    },
-  });
-  upgrader.components = new Proxy(components, {
-    get: (t, p) => (p === 'peerStore' ? wrapped : Reflect.get(t, p)),
-  });
+  upgrader.components = withPeerStoreView(components, store, { merge }, SKIPS_KNOWN);
 }
 
 /** Empty when the connections were handed the peer store above; else why not, in one line. */
 export function streamsSkipKnownProtocolsMissing(host: Libp2p): string[] {
-  const store = upgraderOf(host)?.components?.peerStore as { [SKIPS_KNOWN]?: boolean } | undefined;
-  return store?.[SKIPS_KNOWN] === true
+  return hasPeerStoreView(upgraderOf(host)?.components, SKIPS_KNOWN)
     ? []
     : ["libp2p's upgrader was not found; every stream writes its protocol to the peer store"];
 }
