@@ -13,11 +13,11 @@
  * - Once a node is over its limit, the pruner, on every connection that opens, reads the whole
  *   peer-store record of every connected peer (a lock, a datastore read, a decoded record with
  *   addresses and protocols) to sum its tags. It is handed a peer store that answers `get` with
- *   the tags alone, from a copy kept per peer: filled by a real read the first time, replaced on
- *   every `peer:update` libp2p dispatches when a record changes, dropped when the peer
- *   disconnects; expired tags are left out at each read, as the peer store does. The same sums
- *   as before — unless a connected peer's record is deleted (libp2p dispatches nothing then):
- *   its tags count until it disconnects.
+ *   the tags of the connected peer's record as libp2p last wrote or read it (connected-records.ts:
+ *   replaced on every `peer:update`, dropped when the peer disconnects; shared with the streams'
+ *   protocol writes), reading the store only for a peer not yet known; expired tags are left out
+ *   at each read, as the peer store does. The same sums as before — unless a connected peer's
+ *   record is deleted (libp2p dispatches nothing then): its tags count until it disconnects.
  *
  * Both live behind libp2p's public interface and are reached through the host's components;
  * `connectionManagerMissing` names what was not found (a test asserts both on a real host, so an
@@ -25,6 +25,7 @@
  */
 import type { Connection, PeerId, PeerStore, Tag } from '@libp2p/interface';
 import type { Libp2p } from 'libp2p';
+import { connectedRecords } from './connected-records.ts';
 
 interface ManagerInsides {
   /** A PeerMap: not a Map, but with values(). */
@@ -73,33 +74,11 @@ function prunerReadsTagsOnly(host: Libp2p, cm: ManagerInsides): void {
   const store = pruner?.peerStore;
   if (pruner === undefined || typeof store?.get !== 'function') return;
   const real = store.get.bind(store);
-  const copies = new Map<string, StoredTags>();
-  // Peers being read, with the updates dispatched meanwhile: a read that raced an update may
-  // hold the record before it, and is not kept.
-  const reading = new Map<string, number>();
-  host.addEventListener('peer:update', (e) => {
-    const key = e.detail.peer.id.toString();
-    if (copies.has(key)) copies.set(key, e.detail.peer.tags as StoredTags);
-    const n = reading.get(key);
-    if (n !== undefined) reading.set(key, n + 1);
-  });
-  host.addEventListener('peer:disconnect', (e) => copies.delete(e.detail.toString()));
+  const records = connectedRecords(host);
   const get = async (peerId: PeerId) => {
-    const key = peerId.toString();
-    const known = copies.get(key);
-    if (known !== undefined) return { tags: unexpired(known) };
-    if (reading.has(key)) return real(peerId);
-    reading.set(key, 0);
-    try {
-      const peer = await real(peerId);
-      const raced = reading.get(key);
-      // Kept only while the peer is connected: the pruner asks of connected peers alone.
-      if (raced === 0 && host.getConnections(peerId).length > 0)
-        copies.set(key, peer.tags as StoredTags);
-      return peer;
-    } finally {
-      reading.delete(key);
-    }
+    const known = records.get(peerId);
+    if (known !== undefined) return { tags: unexpired(known.peer.tags as StoredTags) };
+    return records.through(peerId, false, () => real(peerId));
   };
   pruner.peerStore = Object.assign({ get }, { [TAGS_ONLY]: true }) as unknown as Pick<
     PeerStore,

@@ -6,26 +6,21 @@
  * the two merges were over a third of what a request and its answer allocate.
  *
  * The connections are handed a peer store whose `merge` of one protocol the record is known to
- * hold, for a connected peer, returns that record without writing: known from the last merge
- * that went through (a merge that raced a `peer:update` is not trusted) or from the last
- * `peer:update` libp2p dispatched for it, forgotten at disconnect. Such a merge still goes
- * through once every `REWRITE_MS`, so the record's last-update time, by which the peer store
- * expires records after hours, stays fresh. Every other call goes to the real peer store. No option
- * of libp2p does this.
+ * hold, for a connected peer, returns that record without writing: known from the record libp2p
+ * last wrote for it (connected-records.ts, shared with the connection pruner). Such a merge
+ * still goes through once every `REWRITE_MS`, so the record's last-update time, by which the
+ * peer store expires records after hours, stays fresh. Every other call goes to the real peer
+ * store. No option of libp2p does this.
  */
 import type { Peer, PeerId, PeerStore } from '@libp2p/interface';
 import type { Libp2p } from 'libp2p';
+import { connectedRecords } from './connected-records.ts';
 import { hasPeerStoreView, withPeerStoreView } from './store-view.ts';
 
 /** A connected peer's record, written through at least this often (ms). */
 export const REWRITE_MS = 10 * 60_000;
 const SKIPS_KNOWN = Symbol('cidx.skipsKnownProtocols');
 
-interface Known {
-  peer: Peer;
-  protocols: Set<string>;
-  writtenAt: number;
-}
 interface HostInsides {
   components?: { upgrader?: { components?: Record<string, unknown> & { peerStore?: PeerStore } } };
 }
@@ -35,32 +30,15 @@ function upgraderOf(host: Libp2p) {
 }
 
 /** Installs it on the host's connections (before start: connections take it as they open). */
-export function streamsSkipKnownProtocols(host: Libp2p, now: () => number = Date.now): void {
+export function streamsSkipKnownProtocols(host: Libp2p): void {
   const upgrader = upgraderOf(host);
   const components = upgrader?.components;
   const store = components?.peerStore;
   if (upgrader === undefined || components === undefined || typeof store?.merge !== 'function')
     return;
-  const known = new Map<string, Known>();
-  // Merges under way, with the updates dispatched meanwhile.
-  const merging = new Map<string, { updates: number; done: Promise<unknown> }>();
-  host.addEventListener('peer:update', (e) => {
-    const key = e.detail.peer.id.toString();
-    // Dispatched as the record is written: it is the record now (identify's write of a new
-    // connection's peer, mostly, so its first streams find their protocols known).
-    const k = known.get(key);
-    if (k !== undefined) {
-      k.peer = e.detail.peer;
-      k.protocols = new Set(e.detail.peer.protocols);
-      k.writtenAt = now();
-    } else if (host.getConnections(e.detail.peer.id).length > 0) {
-      const peer = e.detail.peer;
-      known.set(key, { peer, protocols: new Set(peer.protocols), writtenAt: now() });
-    }
-    const m = merging.get(key);
-    if (m !== undefined) m.updates++;
-  });
-  host.addEventListener('peer:disconnect', (e) => known.delete(e.detail.toString()));
+  const records = connectedRecords(host);
+  // Merges under way: the streams a new connection opens at once wait for the first one's.
+  const merging = new Map<string, Promise<Peer>>();
   const merge = async (
     peerId: PeerId,
     data: Parameters<PeerStore['merge']>[1],
@@ -70,26 +48,26 @@ export function streamsSkipKnownProtocols(host: Libp2p, now: () => number = Date
     if (!one) return store.merge(peerId, data, options);
     const key = peerId.toString();
     const protocol = data.protocols?.[0] as string;
+    const write = () => records.through(peerId, true, () => store.merge(peerId, data, options));
     const holding = () => {
-      const k = known.get(key);
-      return k?.protocols.has(protocol) && now() - k.writtenAt < REWRITE_MS ? k.peer : undefined;
+      const r = records.get(peerId);
+      return r?.writtenAt !== undefined &&
+        records.now() - r.writtenAt < REWRITE_MS &&
+        r.peer.protocols.includes(protocol)
+        ? r.peer
+        : undefined;
     };
     const held = holding();
     if (held !== undefined) return held;
     const under = merging.get(key);
     if (under !== undefined) {
-      // The streams a new connection opens at once: the first one's merge decides for all.
-      await under.done.catch(() => {});
-      return holding() ?? store.merge(peerId, data, options);
+      await under.catch(() => {});
+      return holding() ?? write();
     }
-    const done = store.merge(peerId, data, options);
-    const m = { updates: 0, done };
-    merging.set(key, m);
+    const done = write();
+    merging.set(key, done);
     try {
-      const peer = await done;
-      if (m.updates === 0 && host.getConnections(peerId).length > 0)
-        known.set(key, { peer, protocols: new Set(peer.protocols), writtenAt: now() });
-      return peer;
+      return await done;
     } finally {
       merging.delete(key);
     }
