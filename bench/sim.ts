@@ -2,7 +2,7 @@
  * npm run bench:sim — how far the in-process simulator scales: for each swarm size, a fresh
  * process joins the nodes, creates and searches, and reports RSS, time to join and searches per
  * second. Usage: npm run bench:sim [-- 100 500 1000 2000] [--cpu-prof DIR] [--alloc-prof DIR]
- * [--heap-snapshot DIR] [--workers N] [--timing "optimistic=no"]. One size per child process, so each RSS is that
+ * [--heap-snapshot DIR] [--workers N] [--timing "optimistic=no"] [--help]. One size per child process, so each RSS is that
  * size's alone. --workers runs the nodes in N worker threads (`cidx sim --workers`): CPU is then
  * every thread's, the live heap every thread's summed, and the GC figures and the per-node
  * census (the main thread's alone) are left out. --timing adds keys to the scenario's timing
@@ -49,29 +49,70 @@ import {
 
 const SEARCHES = 50;
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    size: { type: 'string' },
-    'cpu-prof': { type: 'string' },
-    'alloc-prof': { type: 'string' },
-    'heap-snapshot': { type: 'string' },
-    workers: { type: 'string' },
-    timing: { type: 'string', default: '' },
-  },
-});
+const USAGE = `Usage: npm run bench:sim [-- SIZE ...] [options]
+Joins SIZE simulated nodes in one process (one child process per size; default 100 500 1000
+2000), makes 50 creates and 50 searches scored against the exact answer, and prints peak RSS,
+live heap, join time, searches/s, top-1 agreement and CPU per message with its ratio to the
+smallest size.
+
+Options:
+  --cpu-prof DIR       CPU profile of each size's searches: DIR/search-SIZE.cpuprofile
+  --alloc-prof DIR     allocation profile of each size's searches: DIR/search-SIZE.heapprofile
+  --heap-snapshot DIR  heap snapshot after each size's join (small sizes only)
+  --workers N          the nodes in N worker threads (1 to ${MAX_WORKERS})
+  --timing "K=V ..."   keys added to the scenario's timing statement, e.g. "optimistic=no"
+  -h, --help           this text
+
+Environment: BENCH_HEAP_MB (the child's V8 heap limit, default 12288), BENCH_NODE_FLAGS (more
+Node/V8 flags for the children), BENCH_PROGRESS=1 (progress on stderr).
+Read a profile with: node bench/cpu-profile.ts FILE
+`;
+
+function usageError(message: string): never {
+  process.stderr.write(`bench:sim: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+let parsed: ReturnType<typeof parseOptions>;
+function parseOptions() {
+  return parseArgs({
+    allowPositionals: true,
+    options: {
+      size: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      'alloc-prof': { type: 'string' },
+      'heap-snapshot': { type: 'string' },
+      workers: { type: 'string' },
+      timing: { type: 'string', default: '' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+try {
+  parsed = parseOptions();
+} catch (e) {
+  usageError((e as Error).message);
+}
+const { values, positionals } = parsed;
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+const SIZES = positionals.map(Number);
+for (const [i, n] of SIZES.entries()) {
+  if (!(Number.isInteger(n) && n >= 1))
+    usageError(`size "${positionals[i]}": a whole number of nodes, 1 or more`);
+}
 const TIMING = values.timing;
 if (/[\n#]/.test(TIMING)) {
-  console.error('--timing: keys of one timing statement, e.g. "optimistic=no"');
-  process.exit(2);
+  usageError('--timing: keys of one timing statement, e.g. "optimistic=no"');
 }
 const WORKERS = values.workers === undefined ? undefined : Number(values.workers);
 if (
   WORKERS !== undefined &&
   !(Number.isInteger(WORKERS) && WORKERS >= 1 && WORKERS <= MAX_WORKERS)
 ) {
-  console.error(`--workers: an integer from 1 to ${MAX_WORKERS}`);
-  process.exit(2);
+  usageError(`--workers: an integer from 1 to ${MAX_WORKERS}`);
 }
 
 interface Phase {
@@ -313,11 +354,10 @@ function printInternals(rows: Row[]): void {
 if (values.size !== undefined) {
   await one(Number(values.size));
 } else {
-  const sizes = positionals.map(Number).filter((n) => n > 0);
   console.log(`# bench:sim — ${new Date().toISOString()}\n`);
   const rows: Row[] = [];
   const failed: string[] = [];
-  for (const size of sizes.length > 0 ? sizes : [100, 500, 1000, 2000]) {
+  for (const size of SIZES.length > 0 ? SIZES : [100, 500, 1000, 2000]) {
     const r = spawnSync(
       process.execPath,
       [
