@@ -26,7 +26,6 @@ import { createLibp2p, type Libp2p } from 'libp2p';
 import { ParamsError } from '../keys/params.ts';
 import { SETTINGS } from '../settings/table.ts';
 import { INDEX_PROTOCOL } from './codec.ts';
-import { keepConnectionHeadroom } from './connection-headroom.ts';
 import { lighterConnectionManager } from './connection-manager.ts';
 import { answerFreshPings, FreshContacts } from './fresh-contacts.ts';
 import { fastClosestPeers } from './kad-closest.ts';
@@ -103,11 +102,6 @@ export interface HostOptions {
   dht?: Partial<KadDHTInit>;
   /** Most open connections (default 300). */
   maxConnections?: number;
-  /**
-   * How long a connection stays safe from the trimming of idle connections near the limit (ms;
-   * default connection-headroom.ts's GRACE_MS).
-   */
-  connectionGraceMs?: number;
   /**
    * How often libp2p's connection monitor pings every connection (ms; 0: no monitor; default
    * libp2p's 10 s). A simulation never runs it.
@@ -343,8 +337,6 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   cachePeerRecords(host.peerStore);
   // Costs of libp2p that grow with the node's connections, cut (connection-manager.ts).
   lighterConnectionManager(host);
-  // Idle connections closed before the limit, so a node many peers reach still takes new ones.
-  keepConnectionHeadroom(host, { graceMs: o.connectionGraceMs });
   // One signed peer record per set of addresses, not one per connection (self-record.ts).
   identifySealsOnce(host);
   // A stream's protocol written to the peer store only when the record lacks it.
