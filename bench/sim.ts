@@ -187,6 +187,12 @@ at +0s search users exact concurrency=4
   const file = join(tmpdir(), `bench-sim-${size}.scenario`);
   writeFileSync(file, text);
   process.on('exit', () => rmSync(file, { force: true }));
+  // Stopped by a signal (a long run cut short), Node exits without 'exit' handlers.
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)
+    process.once(signal, () => process.exit(code));
   const gc = new GcClock();
   let liveHeapMb = Number.NaN;
   const phases: Record<string, Phase> = {};
