@@ -2,7 +2,7 @@
  * npm run bench:sim — how far the in-process simulator scales: for each swarm size, a fresh
  * process joins the nodes, creates and searches, and reports RSS, time to join and searches per
  * second. Usage: npm run bench:sim [-- 100 500 1000 2000] [--cpu-prof DIR] [--alloc-prof DIR]
- * [--heap-snapshot DIR] [--workers N] [--timing "optimistic=no"] [--help]. One size per child process, so each RSS is that
+ * [--heap-snapshot DIR] [--prof-phase join|create|search] [--workers N] [--timing "optimistic=no"] [--help]. One size per child process, so each RSS is that
  * size's alone. --workers runs the nodes in N worker threads (`cidx sim --workers`): CPU is then
  * every thread's, the live heap every thread's summed, and the GC figures and the per-node
  * census (the main thread's alone) are left out. --timing adds keys to the scenario's timing
@@ -58,6 +58,8 @@ smallest size.
 Options:
   --cpu-prof DIR       CPU profile of each size's searches: DIR/search-SIZE.cpuprofile
   --alloc-prof DIR     allocation profile of each size's searches: DIR/search-SIZE.heapprofile
+  --prof-phase PHASE   profile the join, the creates or the searches (join, create, search;
+                       default search): DIR/PHASE-SIZE.cpuprofile / .heapprofile
   --heap-snapshot DIR  heap snapshot after each size's join (small sizes only)
   --workers N          the nodes in N worker threads (1 to ${MAX_WORKERS})
   --timing "K=V ..."   keys added to the scenario's timing statement, e.g. "optimistic=no"
@@ -82,6 +84,7 @@ function parseOptions() {
       'cpu-prof': { type: 'string' },
       'alloc-prof': { type: 'string' },
       'heap-snapshot': { type: 'string' },
+      'prof-phase': { type: 'string', default: 'search' },
       workers: { type: 'string' },
       timing: { type: 'string', default: '' },
       help: { type: 'boolean', short: 'h' },
@@ -103,6 +106,9 @@ for (const [i, n] of SIZES.entries()) {
   if (!(Number.isInteger(n) && n >= 1))
     usageError(`size "${positionals[i]}": a whole number of nodes, 1 or more`);
 }
+const PHASE = values['prof-phase'];
+if (!['join', 'create', 'search'].includes(PHASE))
+  usageError(`--prof-phase "${PHASE}": join, create or search`);
 const TIMING = values.timing;
 if (/[\n#]/.test(TIMING)) {
   usageError('--timing: keys of one timing statement, e.g. "optimistic=no"');
@@ -217,17 +223,17 @@ at +0s search users exact concurrency=4
       const alloc = values['alloc-prof'];
       const s0 = swarm();
       const sampling = s0 && command !== 'join' ? sampleInternals(s0) : undefined;
-      await (command === 'search' && prof
-        ? profiled(join(prof, `search-${size}.cpuprofile`), run)
-        : command === 'search' && alloc
-          ? allocationsSampled(join(alloc, `search-${size}.heapprofile`), run)
+      await (command === PHASE && prof
+        ? profiled(join(prof, `${PHASE}-${size}.cpuprofile`), run)
+        : command === PHASE && alloc
+          ? allocationsSampled(join(alloc, `${PHASE}-${size}.heapprofile`), run)
           : run());
       const cpu = process.cpuUsage(cpu0);
       if (sampling) during[command] = sampling();
       const main = process.threadCpuUsage(main0);
       const m1 = await wire(anySwarm());
-      if (command === 'search' && alloc)
-        writeFileSync(join(alloc, `search-${size}.messages`), `${m1.messages - m0.messages}\n`);
+      if (command === PHASE && alloc)
+        writeFileSync(join(alloc, `${PHASE}-${size}.messages`), `${m1.messages - m0.messages}\n`);
       phases[command] = {
         cpuMs: (cpu.user + cpu.system) / 1000,
         mainCpuMs: (main.user + main.system) / 1000,
@@ -376,6 +382,8 @@ if (values.size !== undefined) {
         ...(values['cpu-prof'] ? ['--cpu-prof', values['cpu-prof']] : []),
         ...(values['alloc-prof'] ? ['--alloc-prof', values['alloc-prof']] : []),
         ...(values['heap-snapshot'] ? ['--heap-snapshot', values['heap-snapshot']] : []),
+        '--prof-phase',
+        PHASE,
         ...(WORKERS === undefined ? [] : ['--workers', String(WORKERS)]),
         ...(TIMING === '' ? [] : ['--timing', TIMING]),
       ],
