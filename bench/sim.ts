@@ -75,28 +75,25 @@ function usageError(message: string): never {
   process.exit(2);
 }
 
-let parsed: ReturnType<typeof parseOptions>;
-function parseOptions() {
-  return parseArgs({
-    allowPositionals: true,
-    options: {
-      size: { type: 'string' },
-      'cpu-prof': { type: 'string' },
-      'alloc-prof': { type: 'string' },
-      'heap-snapshot': { type: 'string' },
-      'prof-phase': { type: 'string', default: 'search' },
-      workers: { type: 'string' },
-      timing: { type: 'string', default: '' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-}
-try {
-  parsed = parseOptions();
-} catch (e) {
-  usageError((e as Error).message);
-}
-const { values, positionals } = parsed;
+const { values, positionals } = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        size: { type: 'string' },
+        'cpu-prof': { type: 'string' },
+        'alloc-prof': { type: 'string' },
+        'heap-snapshot': { type: 'string' },
+        'prof-phase': { type: 'string', default: 'search' },
+        workers: { type: 'string' },
+        timing: { type: 'string', default: '' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    return usageError((e as Error).message);
+  }
+})();
 if (values.help) {
   process.stdout.write(USAGE);
   process.exit(0);
@@ -194,11 +191,8 @@ at +0s search users exact concurrency=4
   writeFileSync(file, text);
   process.on('exit', () => rmSync(file, { force: true }));
   // Stopped by a signal (a long run cut short), Node exits without 'exit' handlers.
-  for (const [signal, code] of [
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const)
-    process.once(signal, () => process.exit(code));
+  process.once('SIGINT', () => process.exit(130));
+  process.once('SIGTERM', () => process.exit(143));
   const gc = new GcClock();
   let liveHeapMb = Number.NaN;
   const phases: Record<string, Phase> = {};

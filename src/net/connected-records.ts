@@ -36,7 +36,9 @@ export class ConnectedRecords {
       const peer = e.detail.peer;
       const key = peer.id.toString();
       for (const call of this.#calls.get(key) ?? []) call.raced = true;
-      if (this.#connected(peer.id)) this.#records.set(key, { peer, writtenAt: this.now() });
+      // A peer with a record is connected (records go at disconnect): no list to look up.
+      if (this.#records.has(key) || this.#connected(peer.id))
+        this.#records.set(key, { peer, writtenAt: this.now() });
     });
     host.addEventListener('peer:disconnect', (e) => this.#records.delete(e.detail.toString()));
   }
@@ -84,10 +86,10 @@ export class ConnectedRecords {
 const byHost = new WeakMap<object, ConnectedRecords>();
 
 /** The host's one tracker, made on first use (before start, so no update is missed). */
-export function connectedRecords(host: Host, now: () => number = Date.now): ConnectedRecords {
+export function connectedRecords(host: Host): ConnectedRecords {
   let records = byHost.get(host);
   if (records === undefined) {
-    records = new ConnectedRecords(host, now);
+    records = new ConnectedRecords(host);
     byHost.set(host, records);
   }
   return records;
