@@ -2,7 +2,7 @@
  * npm run bench:sim — how far the in-process simulator scales: for each swarm size, a fresh
  * process joins the nodes, creates and searches, and reports RSS, time to join and searches per
  * second. Usage: npm run bench:sim [-- 100 500 1000 2000] [--cpu-prof DIR] [--alloc-prof DIR]
- * [--heap-snapshot DIR] [--prof-phase join|create|search] [--workers N] [--timing "optimistic=no"] [--help]. One size per child process, so each RSS is that
+ * [--heap-snapshot DIR] [--prof-phase join|create|search] [--workers N] [--timing "optimistic=no"] [--params "maxConnections=600"] [--help]. One size per child process, so each RSS is that
  * size's alone. --workers runs the nodes in N worker threads (`cidx sim --workers`): CPU is then
  * every thread's, the live heap every thread's summed, and the GC figures and the per-node
  * census (the main thread's alone) are left out. --timing adds keys to the scenario's timing
@@ -63,6 +63,7 @@ Options:
   --heap-snapshot DIR  heap snapshot after each size's join (small sizes only)
   --workers N          the nodes in N worker threads (1 to ${MAX_WORKERS})
   --timing "K=V ..."   keys added to the scenario's timing statement, e.g. "optimistic=no"
+  --params "K=V ..."   a params statement for the scenario, e.g. "maxConnections=600"
   -h, --help           this text
 
 Environment: BENCH_HEAP_MB (the child's V8 heap limit, default 12288), BENCH_NODE_FLAGS (more
@@ -87,6 +88,7 @@ const { values, positionals } = (() => {
         'prof-phase': { type: 'string', default: 'search' },
         workers: { type: 'string' },
         timing: { type: 'string', default: '' },
+        params: { type: 'string', default: '' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -109,6 +111,10 @@ if (!['join', 'create', 'search'].includes(PHASE))
 const TIMING = values.timing;
 if (/[\n#]/.test(TIMING)) {
   usageError('--timing: keys of one timing statement, e.g. "optimistic=no"');
+}
+const PARAMS = values.params;
+if (/[\n#]/.test(PARAMS)) {
+  usageError('--params: keys of one params statement, e.g. "maxConnections=600"');
 }
 const WORKERS = values.workers === undefined ? undefined : Number(values.workers);
 if (
@@ -181,6 +187,7 @@ async function one(size: number): Promise<void> {
 seed 1
 index lsh n=20 m=1 seed=bench
 timing republish=1h ttl=3h tombstone=6h lookup=60s request=30s ${TIMING}
+${PARAMS === '' ? '' : `params ${PARAMS}`}
 dataset communities synthetic count=50 size=40 topics=7
 dataset users perturb communities count=${SEARCHES} keep=0.7
 at 0s join ${size}
@@ -380,6 +387,7 @@ if (values.size !== undefined) {
         PHASE,
         ...(WORKERS === undefined ? [] : ['--workers', String(WORKERS)]),
         ...(TIMING === '' ? [] : ['--timing', TIMING]),
+        ...(PARAMS === '' ? [] : ['--params', PARAMS]),
       ],
       {
         encoding: 'utf8',

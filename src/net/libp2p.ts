@@ -100,7 +100,7 @@ export interface HostOptions {
   encryption?: 'noise' | 'plaintext';
   /** Overrides for both DHTs (simulations lengthen intervals, tests shorten them). */
   dht?: Partial<KadDHTInit>;
-  /** Most open connections (default 300). */
+  /** Most open connections (default 300, `limits.maxConnections`). */
   maxConnections?: number;
   /**
    * How often libp2p's connection monitor pings every connection (ms; 0: no monitor; default

@@ -18,7 +18,7 @@ export const DEFAULT_TIMING: Timing = defaultsOf(SETTINGS.timing);
 export const DEFAULT_LIMITS: Limits = defaultsOf(SETTINGS.limits);
 
 /** A node: its host (transport, listen addresses, identity, …) and what the swarm shares. */
-export interface NodeOptions extends HostOptions {
+export interface NodeOptions extends Omit<HostOptions, 'maxConnections'> {
   /** Parameters shared by the whole swarm. */
   swarm?: Partial<SwarmParams>;
   /** Multiaddrs (with /p2p/…) of peers already in the swarm. */

@@ -125,7 +125,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   static async create(opts: NodeOptions, storage?: NodeStorage): Promise<CidxNode> {
     const { params } = resolveSwarm(opts.swarm);
     const timing = resolveTiming(opts.timing);
-    resolveLimits(opts.limits);
+    const limits = resolveLimits(opts.limits);
     // kad-dht times each query itself (AdaptiveTimeout: 1.2 × a moving average of its queries,
     // 5 s to 60 s); the configured request timeout bounds its queries as it bounds ours.
     const bound = timing.requestTimeoutMs;
@@ -144,6 +144,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       ...opts,
       dht,
       privateKey,
+      maxConnections: limits.maxConnections,
       pingIntervalMs: timing.pingIntervalMs,
       freshContactMs: timing.freshContactMs,
       optimisticSelect: timing.optimisticSelect,

@@ -47,6 +47,19 @@ export const LIMITS = {
     ),
     scenario: { statement: 'params', key: 'readsAhead' },
   },
+  // libp2p's own default. Past it a node refuses every inbound connection (outbound dials are
+  // not limited): the holders of popular keys fill first (docs/BENCHMARKS.md, "Refused
+  // connections at 2000 nodes").
+  maxConnections: {
+    ...limit(
+      'max-connections',
+      "most open connections (libp2p's connection limit); past it inbound connections are refused",
+      300,
+      8,
+      100_000,
+    ),
+    scenario: { statement: 'params', key: 'maxConnections' },
+  },
   inboxCapacity: limit('inbox-capacity', 'notifications the inbox keeps', 10_000),
   inboxFilterCells: limit(
     'inbox-filter-cells',

@@ -12,7 +12,7 @@ import { communityId, signRecord } from '../../src/net/records.ts';
 import type { CidxNode } from '../../src/node/node.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
 import { FakeClock } from '../support/clock.ts';
-import { startSwarm, stopAll } from '../support/swarm.ts';
+import { startSwarm, stopAll, WAIT_MS, waitFor } from '../support/swarm.ts';
 
 /** Resource limits a node enforces against its peers, each checked over the wire. */
 describe('per-peer limits', () => {
@@ -219,6 +219,41 @@ describe('concurrent streams', () => {
       expect(third).not.toBe('TimeoutError');
       for (const s of held) s.abort(new Error('done'));
     } finally {
+      await stopAll(nodes);
+    }
+  });
+});
+
+describe('connection limit', () => {
+  it('refuses inbound connections past limits.maxConnections, and takes them below it', async () => {
+    const nodes = await startSwarm(1, { limits: { maxConnections: 8 } });
+    const peers: CidxLibp2p[] = [];
+    try {
+      const [hub] = nodes as [CidxNode];
+      const dial = async () => {
+        const p = await createHost({
+          transport: 'memory',
+          listen: [`/memory/lim-${randomBytes(4).toString('hex')}`],
+          encryption: 'plaintext',
+        });
+        peers.push(p);
+        await p.start();
+        return p.dial(multiaddr(hub.addrs[0])).then(
+          () => 'open',
+          (e: unknown) => (e as Error).name,
+        );
+      };
+      for (let i = 0; i < 8; i++) expect(await dial()).toBe('open');
+      expect(hub.libp2p.getConnections()).toHaveLength(8);
+      // The ninth is refused at the hub; the dialler sees its connection fail.
+      expect(await dial()).not.toBe('open');
+      expect(hub.libp2p.getConnections()).toHaveLength(8);
+      // One closed makes room again.
+      await peers[0]?.hangUp(hub.peerId);
+      await waitFor(() => hub.libp2p.getConnections().length === 7, WAIT_MS, 'a closed slot');
+      expect(await dial()).toBe('open');
+    } finally {
+      await Promise.allSettled(peers.map((p) => p.stop()));
       await stopAll(nodes);
     }
   });
