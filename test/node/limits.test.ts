@@ -9,8 +9,9 @@ import { blobToWire, INDEX_PROTOCOL, type Request, WIRE_VERSION } from '../../sr
 import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
 import { Meter } from '../../src/net/meter.ts';
 import { communityId, signRecord } from '../../src/net/records.ts';
-import type { CidxNode } from '../../src/node/node.ts';
+import { CidxNode } from '../../src/node/node.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
+import { NodeMetrics } from '../../src/rpc/metrics.ts';
 import { FakeClock } from '../support/clock.ts';
 import { startSwarm, stopAll, WAIT_MS, waitFor } from '../support/swarm.ts';
 
@@ -226,10 +227,17 @@ describe('concurrent streams', () => {
 
 describe('connection limit', () => {
   it('refuses inbound connections past limits.maxConnections, and takes them below it', async () => {
-    const nodes = await startSwarm(1, { limits: { maxConnections: 8 } });
+    const metrics = new NodeMetrics();
+    const hub = await CidxNode.create({
+      transport: 'memory',
+      listen: [`/memory/lim-hub-${randomBytes(4).toString('hex')}`],
+      encryption: 'plaintext',
+      limits: { maxConnections: 8 },
+      metrics: metrics.libp2pMetrics(),
+    });
     const peers: CidxLibp2p[] = [];
     try {
-      const [hub] = nodes as [CidxNode];
+      await hub.start();
       const dial = async () => {
         const p = await createHost({
           transport: 'memory',
@@ -248,13 +256,18 @@ describe('connection limit', () => {
       // The ninth is refused at the hub; the dialler sees its connection fail.
       expect(await dial()).not.toBe('open');
       expect(hub.libp2p.getConnections()).toHaveLength(8);
+      // What an operator sees on /metrics: the refusal, counted by libp2p.
+      const { text } = await metrics.scrape();
+      expect(text).toContain(
+        'libp2p_connection_manager_dials_inbound_errors_total{libp2p_connection_manager_dials_inbound_errors_total="ConnectionDeniedError"} 1',
+      );
       // One closed makes room again.
       await peers[0]?.hangUp(hub.peerId);
       await waitFor(() => hub.libp2p.getConnections().length === 7, WAIT_MS, 'a closed slot');
       expect(await dial()).toBe('open');
     } finally {
       await Promise.allSettled(peers.map((p) => p.stop()));
-      await stopAll(nodes);
+      await hub.stop();
     }
   });
 });
