@@ -368,6 +368,10 @@ if (values.size !== undefined) {
   await one(Number(values.size));
 } else {
   console.log(`# bench:sim — ${new Date().toISOString()}\n`);
+  const extra = [TIMING === '' ? '' : `timing ${TIMING}`, PARAMS === '' ? '' : `params ${PARAMS}`];
+  if (extra.some((x) => x !== '')) {
+    console.log(`Scenario with: ${extra.filter((x) => x !== '').join('; ')}\n`);
+  }
   const rows: Row[] = [];
   const failed: string[] = [];
   for (const size of SIZES.length > 0 ? SIZES : [100, 500, 1000, 2000]) {
