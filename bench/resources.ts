@@ -3,16 +3,20 @@
  * memory and CPU idle and while it serves searches, and disk per 1000 index entries. Three node
  * processes on 127.0.0.1 (`npm run build` first), each with its own data directory; with three
  * replicas every node holds every entry, so node A holds 20 entries (one per LSH key) for each
- * community created.
+ * community created. Then a fourth node is held with `--connections` more peers connected (libp2p hosts running both DHTs, over TCP and Noise, from this process): what
+ * an open connection costs a node in memory and idle CPU, for choosing `--max-connections`.
  *
- * Usage: npm run bench:resources [-- --communities 500 --idle 60 --load 60 --rate 5 [--metrics]]
+ * Usage: npm run bench:resources [-- --communities 500 --idle 60 --load 60 --rate 5
+ *   --connections 600 [--metrics]]
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { multiaddr } from '@multiformats/multiaddr';
 import pLimit from 'p-limit';
 import { type NodeProcess, ProcessHarness } from '../sim/processes/index.ts';
+import { type CidxLibp2p, createHost } from '../src/net/libp2p.ts';
 import { variedProfiles } from '../test/support/swarm.ts';
 
 const { values } = parseArgs({
@@ -21,6 +25,7 @@ const { values } = parseArgs({
     idle: { type: 'string', default: '60' },
     load: { type: 'string', default: '60' },
     rate: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '600' },
     metrics: { type: 'boolean', default: false },
   },
 });
@@ -28,6 +33,13 @@ const COMMUNITIES = Number(values.communities);
 const IDLE_S = Number(values.idle);
 const LOAD_S = Number(values.load);
 const RATE = Number(values.rate);
+const CONNECTIONS = Number(values.connections);
+for (const [name, v] of Object.entries({ COMMUNITIES, IDLE_S, LOAD_S, RATE, CONNECTIONS })) {
+  if (!(Number.isFinite(v) && v >= 0)) {
+    console.error(`bench:resources: ${name.toLowerCase()} must be a number, 0 or more`);
+    process.exit(2);
+  }
+}
 
 /** Clock ticks per second, the unit of /proc/<pid>/stat's CPU times. */
 const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -114,6 +126,50 @@ try {
     await Promise.all(inFlight);
   });
   const loaded = memory(a.pid);
+
+  // A fourth node, D, empty and idle, then held with CONNECTIONS more peers connected (its limit
+  // leaves room for them): A's rows above stay those of a node without them.
+  const peers: CidxLibp2p[] = [];
+  let dEmpty = { rss: 0, anon: 0 };
+  let connected = { rss: 0, anon: 0 };
+  let cpuConnected = 0;
+  let heldConnections = 0;
+  if (CONNECTIONS > 0) {
+    const d = await harness.start({
+      name: 'd',
+      args: [...args, '--max-connections', String(CONNECTIONS + 10)],
+      bootstrap: boot,
+    });
+    await sleep(10_000);
+    dEmpty = memory(d.pid);
+    try {
+      // One at a time, 4 a second: libp2p refuses more than 5 inbound connections a second from
+      // one address (its inboundConnectionThreshold), and all of these come from 127.0.0.1.
+      for (let i = 0; i < CONNECTIONS; i++) {
+        // The peers' own connection monitors off: hundreds of them in this process would starve
+        // it, and D's own monitor still pings each connection.
+        const p = await createHost({
+          transport: 'tcp',
+          listen: ['/ip4/127.0.0.1/tcp/0'],
+          pingIntervalMs: 0,
+        });
+        peers.push(p);
+        await p.start();
+        await p.dial(multiaddr(d.ready.addrs[0] as string), {
+          signal: AbortSignal.timeout(30_000),
+        });
+        if ((i + 1) % 100 === 0) process.stderr.write(`${i + 1} peers connected\n`);
+        await sleep(250);
+      }
+      await sleep(10_000);
+      heldConnections = (await d.client.nodeInfo()).peers.connections;
+      connected = memory(d.pid);
+      [cpuConnected = 0] = await cpuShare([d.pid], IDLE_S);
+    } finally {
+      await Promise.allSettled(peers.map((p) => p.stop()));
+    }
+  }
+
   await harness.leave(a);
   const closed = du(a.info.dataDir);
 
@@ -132,6 +188,13 @@ try {
   console.log(
     `| serving ${RATE} searches/s (${searches} done, ${failed} failed) | ${mib(loaded.rss)} | ${mib(loaded.anon)} | ${pct(cpuServing)}; the searching node ${pct(cpuSearching)} |`,
   );
+  if (CONNECTIONS > 0) {
+    const per = (x: number, y: number) => (((x - y) * 1024) / CONNECTIONS).toFixed(0);
+    console.log(`| another node, idle, empty | ${mib(dEmpty.rss)} | ${mib(dEmpty.anon)} | — |`);
+    console.log(
+      `| the same, ${heldConnections} connections (${CONNECTIONS} more peers) | ${mib(connected.rss)} | ${mib(connected.anon)} | ${pct(cpuConnected)} over ${IDLE_S} s; ${per(connected.rss, dEmpty.rss)} KiB RSS, ${per(connected.anon, dEmpty.anon)} KiB anonymous per connection |`,
+    );
+  }
   const per1000 = (bytes: number) => (((bytes - empty) / info.stored.descriptors) * 1000) / 1024;
   console.log(`\n| data directory | bytes | KiB per 1000 entries |`);
   console.log('|---|---|---|');
