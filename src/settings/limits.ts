@@ -47,9 +47,10 @@ export const LIMITS = {
     ),
     scenario: { statement: 'params', key: 'readsAhead' },
   },
-  // libp2p's own default. Past it a node refuses every inbound connection (outbound dials are
-  // not limited): the holders of popular keys fill first (docs/BENCHMARKS.md, "Refused
-  // connections at 2000 nodes").
+  // libp2p's own default, kept: every open connection costs memory and idle CPU
+  // (docs/BENCHMARKS.md, "What an open connection costs a node"). Past it a node refuses every
+  // inbound connection (its own dials are not limited), and the holders of popular keys fill
+  // first ("Refused connections at 2000 nodes"): busy nodes with memory to spare raise it.
   maxConnections: {
     ...limit(
       'max-connections',
