@@ -64,11 +64,15 @@ export class World {
     this.#truth.delete(id);
   }
 
-  /** The owners left: their communities live on until their records expire. */
-  orphan(peers: SimPeer[]): void {
+  /**
+   * The owners are leaving: their communities live on until their records expire. Called
+   * before they stop (so searches meanwhile do not count on them) and again once they have
+   * stopped (`stopped`): an owner republishes until it stops, so the lifetime counts from then.
+   */
+  orphan(peers: SimPeer[], stopped = false): void {
     const gone = new Set(peers);
     for (const c of this.#communities.values())
-      if (gone.has(c.owner) && c.orphanedAt === undefined) c.orphanedAt = Date.now();
+      if (gone.has(c.owner) && (stopped || c.orphanedAt === undefined)) c.orphanedAt = Date.now();
   }
 
   /** Not dissolved and not expired: part of the exact answer. */

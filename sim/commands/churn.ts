@@ -65,6 +65,7 @@ export const churn: CommandSpec<Churn> = {
       crash: async (victims: SimPeer[]) => {
         ctx.world.orphan(victims);
         await swarm.kill(victims);
+        ctx.world.orphan(victims, true);
       },
     };
     const m = c.model;

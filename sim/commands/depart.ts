@@ -49,5 +49,6 @@ async function depart(
   const victims = order ? (await order(alive)).slice(0, n) : ctx.rng.sample(alive, n);
   ctx.world.orphan(victims);
   await (how === 'kill' ? swarm.kill(victims) : swarm.leave(victims));
+  ctx.world.orphan(victims, true);
   return `${victims.length} nodes gone, ${swarm.alive().length} alive`;
 }
