@@ -3,8 +3,9 @@
  * memory and CPU idle and while it serves searches, and disk per 1000 index entries. Three node
  * processes on 127.0.0.1 (`npm run build` first), each with its own data directory; with three
  * replicas every node holds every entry, so node A holds 20 entries (one per LSH key) for each
- * community created. Then a fourth node is held with `--connections` more peers connected (libp2p hosts running both DHTs, over TCP and Noise, from this process): what
- * an open connection costs a node in memory and idle CPU, for choosing `--max-connections`.
+ * community created. Then a fourth node is held with `--connections` more peers connected
+ * (libp2p hosts running both DHTs, over TCP and Noise, from this process): what an open
+ * connection costs a node in memory and idle CPU, for choosing `--max-connections`.
  *
  * Usage: npm run bench:resources [-- --communities 500 --idle 60 --load 60 --rate 5
  *   --connections 600 [--metrics]]
