@@ -65,14 +65,19 @@ export class World {
   }
 
   /**
-   * The owners are leaving: their communities live on until their records expire. Called
-   * before they stop (so searches meanwhile do not count on them) and again once they have
-   * stopped (`stopped`): an owner republishes until it stops, so the lifetime counts from then.
+   * The owners leave through `stop`: their communities live on until their records expire.
+   * Orphaned as it starts (searches meanwhile do not count on them) and again once it is done:
+   * an owner republishes until it stops, so the lifetime counts from then.
    */
-  orphan(peers: SimPeer[], stopped = false): void {
+  async orphan(peers: SimPeer[], stop: () => Promise<unknown>): Promise<void> {
     const gone = new Set(peers);
-    for (const c of this.#communities.values())
-      if (gone.has(c.owner) && (stopped || c.orphanedAt === undefined)) c.orphanedAt = Date.now();
+    const mark = (again: boolean) => {
+      for (const c of this.#communities.values())
+        if (gone.has(c.owner) && (again || c.orphanedAt === undefined)) c.orphanedAt = Date.now();
+    };
+    mark(false);
+    await stop();
+    mark(true);
   }
 
   /** Not dissolved and not expired: part of the exact answer. */

@@ -62,11 +62,7 @@ export const churn: CommandSpec<Churn> = {
     const driver = {
       swarm,
       rng: ctx.rng,
-      crash: async (victims: SimPeer[]) => {
-        ctx.world.orphan(victims);
-        await swarm.kill(victims);
-        ctx.world.orphan(victims, true);
-      },
+      crash: (victims: SimPeer[]) => ctx.world.orphan(victims, () => swarm.kill(victims)),
     };
     const m = c.model;
     const count =

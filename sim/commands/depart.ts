@@ -47,8 +47,8 @@ async function depart(
   const alive = swarm.alive();
   const n = amountOf(amount, alive.length);
   const victims = order ? (await order(alive)).slice(0, n) : ctx.rng.sample(alive, n);
-  ctx.world.orphan(victims);
-  await (how === 'kill' ? swarm.kill(victims) : swarm.leave(victims));
-  ctx.world.orphan(victims, true);
+  await ctx.world.orphan(victims, () =>
+    how === 'kill' ? swarm.kill(victims) : swarm.leave(victims),
+  );
   return `${victims.length} nodes gone, ${swarm.alive().length} alive`;
 }
