@@ -13,9 +13,10 @@
  * Besides peak RSS it reports the live heap right after the join (after a full GC): what the
  * nodes themselves hold, without the garbage a generous heap limit lets pile up between GCs.
  * CPU per message is the process's CPU time (user + system, every thread: main loop and GC
- * helpers) during a command divided by the messages sent during it (every protocol, the
- * swarm's WireMeter): the design asks nothing of a message that grows with the swarm, so its
- * ratio between sizes of one run says whether something else does. The second table holds what
+ * helpers) during a command — less the bench's own sampling of the nodes' internals, and
+ * without a profiler's writing of its profile — divided by the messages sent during it (every
+ * protocol, the swarm's WireMeter): the design asks nothing of a message that grows with the
+ * swarm, so its ratio between sizes of one run says whether something else does. The second table holds what
  * helps find it: connections, peer-store and routing-table entries per node, GC pauses; the
  * third, the longest queues and most abort listeners any node had while the creates / the
  * searches ran.
@@ -224,20 +225,32 @@ at +0s search users exact concurrency=4
       const alloc = values['alloc-prof'];
       const s0 = swarm();
       const sampling = s0 && command !== 'join' ? sampleInternals(s0) : undefined;
+      // CPU is read as the command ends: a profiler writing its profile afterwards, and the
+      // sampler's walks over every node, are the bench's work, not the nodes'.
+      let cpuMs = Number.NaN;
+      let mainCpuMs = Number.NaN;
+      let m1 = m0;
+      const timed = async () => {
+        await run();
+        const cpu = process.cpuUsage(cpu0);
+        const main = process.threadCpuUsage(main0);
+        m1 = await wire(anySwarm());
+        const sampled = sampling?.();
+        if (sampled) during[command] = sampled.most;
+        const own = sampled?.ownCpuMs ?? 0;
+        cpuMs = (cpu.user + cpu.system) / 1000 - own;
+        mainCpuMs = (main.user + main.system) / 1000 - own;
+      };
       await (command === PHASE && prof
-        ? profiled(join(prof, `${PHASE}-${size}.cpuprofile`), run)
+        ? profiled(join(prof, `${PHASE}-${size}.cpuprofile`), timed)
         : command === PHASE && alloc
-          ? allocationsSampled(join(alloc, `${PHASE}-${size}.heapprofile`), run)
-          : run());
-      const cpu = process.cpuUsage(cpu0);
-      if (sampling) during[command] = sampling();
-      const main = process.threadCpuUsage(main0);
-      const m1 = await wire(anySwarm());
+          ? allocationsSampled(join(alloc, `${PHASE}-${size}.heapprofile`), timed)
+          : timed());
       if (command === PHASE && alloc)
         writeFileSync(join(alloc, `${PHASE}-${size}.messages`), `${m1.messages - m0.messages}\n`);
       phases[command] = {
-        cpuMs: (cpu.user + cpu.system) / 1000,
-        mainCpuMs: (main.user + main.system) / 1000,
+        cpuMs,
+        mainCpuMs,
         messages: m1.messages - m0.messages,
         opened: m1.opened - m0.opened,
         closed: m1.closed - m0.closed,

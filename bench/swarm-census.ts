@@ -64,22 +64,35 @@ export async function census(swarm: SimSwarm, sample = 40): Promise<Census> {
   };
 }
 
+/** What `sampleInternals` found, and the CPU its samples took before the last (not the nodes'). */
+export interface InternalsSampling {
+  most: Record<string, number>;
+  ownCpuMs: number;
+}
+
 /**
  * The largest queue lengths and abort-listener counts any node shows while a command runs,
- * sampled every `everyMs` (after a command everything has drained).
+ * sampled every `everyMs` (after a command everything has drained). Each sample walks every
+ * node, a cost that grows with the swarm: it times itself, so a bench can leave it out.
  */
-export function sampleInternals(swarm: SimSwarm, everyMs = 2000): () => Record<string, number> {
+export function sampleInternals(swarm: SimSwarm, everyMs = 2000): () => InternalsSampling {
   const most: Record<string, number> = {};
+  let ownCpuMs = 0;
   const sample = () => {
+    const t0 = process.threadCpuUsage();
     for (const s of swarm.alive())
       for (const [k, v] of Object.entries(internalsOf(s.node.libp2p)))
         most[k] = Math.max(most[k] ?? 0, v);
+    const t = process.threadCpuUsage(t0);
+    ownCpuMs += (t.user + t.system) / 1000;
   };
   const timer = setInterval(sample, everyMs);
   return () => {
     clearInterval(timer);
+    // Read before the last sample, which runs after the command's CPU has been read.
+    const spent = ownCpuMs;
     sample();
-    return most;
+    return { most, ownCpuMs: spent };
   };
 }
 
