@@ -13,11 +13,15 @@
  * - the routing table's `queueRoutingTableUpdate` and `pingContact`, through which a node
  *   answers kad-dht's pings of peers that have just answered from memory (fresh-contacts.ts).
  *   Without them every such peer is pinged, as kad-dht does alone: messages, not correctness.
+ * - the closest-peer tagger's round, `updatePeerTags`, replaced by one that costs nothing while
+ *   the closest peers stay the same (closest-tagging.ts). Without it kad-dht's own round runs:
+ *   CPU, not correctness.
  *
  * `kadInternalsMissing` names what is gone, for a node to warn about at start; a test asserts
- * that both are there on a real kad-dht instance, so an upgrade that renames them fails it.
+ * that all are there on a real kad-dht instance, so an upgrade that renames them fails it.
  */
 import type { KadDHT, SingleKadDHT } from '@libp2p/kad-dht';
+import { closestTaggingReachable } from './closest-tagging.ts';
 import { freshPingsReachable } from './fresh-contacts.ts';
 
 /** The tagger interval simulations use instead of kad-dht's 5 s. */
@@ -71,6 +75,10 @@ export function kadInternalsMissing(
     if (!freshPingsReachable(dht))
       out.push(
         `${name} DHT: kad-dht's routing-table pings were not found; every peer it adds is pinged`,
+      );
+    if (!closestTaggingReachable(dht))
+      out.push(
+        `${name} DHT: kad-dht's closest-peer tagging round was not found; it runs as kad-dht's own`,
       );
     if (opts.simulation && closestPeerTagger(dht)?.refreshInterval !== SIMULATION_TAGGING_MS)
       out.push(

@@ -25,6 +25,7 @@ import type { Datastore } from 'interface-datastore';
 import { createLibp2p, type Libp2p } from 'libp2p';
 import { ParamsError } from '../keys/params.ts';
 import { SETTINGS } from '../settings/table.ts';
+import { cheapClosestPeerTagging } from './closest-tagging.ts';
 import { INDEX_PROTOCOL } from './codec.ts';
 import { lighterConnectionManager } from './connection-manager.ts';
 import { answerFreshPings, FreshContacts } from './fresh-contacts.ts';
@@ -347,6 +348,9 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   answerFreshPings(host.services.profiles, fresh);
   answerFreshPings(host.services.addresses, fresh);
   host.addEventListener('peer:disconnect', (e) => fresh.forget(e.detail));
+  // The closest-peer tagger's rounds cost nothing while its list stays the same.
+  cheapClosestPeerTagging(host.services.profiles);
+  cheapClosestPeerTagging(host.services.addresses);
   if (o.simulation) {
     // Checked at start (kadInternalsMissing): a node warns if the tagger was not found.
     slowClosestPeerTagging(host.services.profiles);

@@ -11,9 +11,9 @@ import {
 import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
 
 /**
- * cidx reaches three things kad-dht keeps inside: its routing table's size, its closest-peer
- * tagger's interval and its routing table's pings. An upgrade that moves any of them must fail
- * here, not slow nodes down silently.
+ * cidx reaches four things kad-dht keeps inside: its routing table's size, its closest-peer
+ * tagger's interval and round, and its routing table's pings. An upgrade that moves any of them
+ * must fail here, not slow nodes down silently.
  */
 describe("kad-dht's insides", () => {
   const hosts: CidxLibp2p[] = [];
@@ -62,10 +62,11 @@ describe("kad-dht's insides", () => {
     expect(routingTableSize(bare)).toBeUndefined();
     expect(slowClosestPeerTagging(bare)).toBe(false);
     const missing = kadInternalsMissing({ profiles: bare }, { simulation: true });
-    expect(missing).toHaveLength(3);
+    expect(missing).toHaveLength(4);
     expect(missing[0]).toMatch(/profiles DHT: .*routingTable\.size/);
     expect(missing[1]).toMatch(/profiles DHT: .*routing-table pings/);
-    expect(missing[2]).toMatch(/profiles DHT: .*tagger/);
-    expect(kadInternalsMissing({ profiles: bare }, { simulation: false })).toHaveLength(2);
+    expect(missing[2]).toMatch(/profiles DHT: .*tagging round/);
+    expect(missing[3]).toMatch(/profiles DHT: .*tagger was not found/);
+    expect(kadInternalsMissing({ profiles: bare }, { simulation: false })).toHaveLength(3);
   });
 });
