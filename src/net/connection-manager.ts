@@ -1,5 +1,5 @@
 /**
- * Two costs of libp2p 3.3's connection manager that grow with the connections a node holds,
+ * Three costs of libp2p 3.3's connection manager that grow with the connections a node holds,
  * cut without changing what it does. Measured (docs/BENCHMARKS.md, "What a search message
  * allocates"): at 2000 simulated nodes, where the busiest nodes hold 300 connections, they were
  * the largest part of what a search message allocated more than at 500 — garbage, whose
@@ -18,9 +18,12 @@
  *   protocol writes), reading the store only for a peer not yet known; expired tags are left out
  *   at each read, as the peer store does. The same sums as before — unless a connected peer's
  *   record is deleted (libp2p dispatches nothing then): its tags count until it disconnects.
+ * - Under the limit too, the pruner lists every connection on each one that opens, only to
+ *   compare their number with the limit. It now counts them first, without building the list,
+ *   and runs libp2p's own pruning only above the limit.
  *
- * Both live behind libp2p's public interface and are reached through the host's components;
- * `connectionManagerMissing` names what was not found (a test asserts both on a real host, so an
+ * All three live behind libp2p's public interface and are reached through the host's components;
+ * `connectionManagerMissing` names what was not found (a test asserts all on a real host, so an
  * upgrade that moves them fails it). Without them libp2p does as before: CPU, not correctness.
  */
 import type { Connection, PeerId, PeerStore, Tag } from '@libp2p/interface';
@@ -31,7 +34,11 @@ interface ManagerInsides {
   /** A PeerMap: not a Map, but with values(). */
   connections?: { values?: () => Iterable<Connection[]> };
   getConnections?: (peerId?: PeerId) => Connection[];
-  connectionPruner?: { peerStore?: Pick<PeerStore, 'get'> };
+  getMaxConnections?: () => number;
+  connectionPruner?: {
+    peerStore?: Pick<PeerStore, 'get'>;
+    _maybePruneConnections?: () => Promise<void>;
+  };
 }
 
 /** Tags as the peer store keeps them: an expiry (ms since the epoch) where one was set. */
@@ -39,6 +46,7 @@ type StoredTags = Map<string, Tag & { expiry?: bigint }>;
 
 const LINEAR = Symbol('cidx.linearConnections');
 const TAGS_ONLY = Symbol('cidx.prunerTags');
+const COUNTS_FIRST = Symbol('cidx.prunerCounts');
 
 function managerOf(host: Libp2p): ManagerInsides | undefined {
   return (host as unknown as { components?: { connectionManager?: ManagerInsides } }).components
@@ -86,12 +94,35 @@ function prunerReadsTagsOnly(host: Libp2p, cm: ManagerInsides): void {
   >;
 }
 
-/** Installs both on a host's connection manager (before or after start). */
+function prunerCountsFirst(cm: ManagerInsides): void {
+  const pruner = cm.connectionPruner;
+  const own = pruner?._maybePruneConnections;
+  const connections = cm.connections;
+  const max = cm.getMaxConnections;
+  if (
+    pruner === undefined ||
+    typeof own !== 'function' ||
+    typeof connections?.values !== 'function' ||
+    typeof max !== 'function'
+  )
+    return;
+  const lists = connections.values.bind(connections);
+  const countsFirst = async () => {
+    let n = 0;
+    for (const list of lists()) n += list.length;
+    if (n <= max.call(cm)) return;
+    await own.call(pruner);
+  };
+  pruner._maybePruneConnections = Object.assign(countsFirst, { [COUNTS_FIRST]: true });
+}
+
+/** Installs all three on a host's connection manager (before or after start). */
 export function lighterConnectionManager(host: Libp2p): void {
   const cm = managerOf(host);
   if (cm === undefined) return;
   linearConnectionList(cm);
   prunerReadsTagsOnly(host, cm);
+  prunerCountsFirst(cm);
 }
 
 /** What of the connection manager's insides was not found, one line each (empty: all there). */
@@ -104,5 +135,11 @@ export function connectionManagerMissing(host: Libp2p): string[] {
     );
   if (!(cm?.connectionPruner?.peerStore as { [TAGS_ONLY]?: boolean } | undefined)?.[TAGS_ONLY])
     out.push("libp2p's connection pruner was not found; it reads whole peer records to prune");
+  if (
+    !(cm?.connectionPruner?._maybePruneConnections as { [COUNTS_FIRST]?: boolean } | undefined)?.[
+      COUNTS_FIRST
+    ]
+  )
+    out.push("libp2p's pruning check was not found; it lists every connection on each one opened");
   return out;
 }

@@ -44,6 +44,31 @@ describe("a host's connection manager", () => {
     expect(hub.getConnections(peers[0]?.peerId)).toHaveLength(2);
   });
 
+  it('under its limit, does not list its connections when one opens', async () => {
+    const hub = await make(4);
+    const peers = await Promise.all([make(), make(), make(), make()]);
+    const manager = (
+      hub as unknown as {
+        components: { connectionManager: { getConnections(peer?: unknown): Connection[] } };
+      }
+    ).components.connectionManager;
+    const listing = manager.getConnections;
+    let listed = 0;
+    manager.getConnections = (peer?: unknown) => {
+      if (peer === undefined) listed++;
+      return listing.call(manager, peer);
+    };
+    let opened = 0;
+    hub.addEventListener('connection:open', () => opened++);
+    // Dialled by the hub: no check of an inbound connection lists them either.
+    for (const p of peers) await hub.dial(p.getMultiaddrs()[0] as never);
+    await waitFor(() => opened === 4, WAIT_MS, 'four connections opened at the hub');
+    // The pruner runs on each 'connection:open', after this listener: let it finish.
+    await new Promise((r) => setImmediate(r));
+    expect(hub.getConnections()).toHaveLength(4);
+    expect(listed).toBe(1);
+  });
+
   it("prunes by its peers' tags as they are now, read once and then followed", async () => {
     const hub = await make(3);
     const [a, b, c, d] = await Promise.all([make(), make(), make(), make()]);
