@@ -14,7 +14,7 @@
  * nodes themselves hold, without the garbage a generous heap limit lets pile up between GCs.
  * CPU per message is the process's CPU time (user + system, every thread: main loop and GC
  * helpers) during a command — less the bench's own sampling of the nodes' internals, and
- * without a profiler's writing of its profile — divided by the messages sent during it (every
+ * without a profiler's start and its writing of the profile — divided by the messages sent during it (every
  * protocol, the swarm's WireMeter): the design asks nothing of a message that grows with the
  * swarm, so its ratio between sizes of one run says whether something else does. The second table holds what
  * helps find it: connections, peer-store and routing-table entries per node, GC pauses; the
@@ -219,18 +219,19 @@ at +0s search users exact concurrency=4
       };
       const m0 = await wire(anySwarm());
       const gc0 = gc.totals();
-      const cpu0 = process.cpuUsage();
-      const main0 = process.threadCpuUsage();
       const prof = values['cpu-prof'];
       const alloc = values['alloc-prof'];
       const s0 = swarm();
       const sampling = s0 && command !== 'join' ? sampleInternals(s0) : undefined;
-      // CPU is read as the command ends: a profiler writing its profile afterwards, and the
-      // sampler's walks over every node, are the bench's work, not the nodes'.
+      // CPU is read from when the command starts to when it ends: a profiler starting before it
+      // (seconds at 10,000 nodes) and writing its profile after it, and the sampler's walks over
+      // every node, are the bench's work, not the nodes'.
       let cpuMs = Number.NaN;
       let mainCpuMs = Number.NaN;
       let m1 = m0;
       const timed = async () => {
+        const cpu0 = process.cpuUsage();
+        const main0 = process.threadCpuUsage();
         await run();
         const cpu = process.cpuUsage(cpu0);
         const main = process.threadCpuUsage(main0);
