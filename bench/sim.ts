@@ -14,10 +14,10 @@
  * nodes themselves hold, without the garbage a generous heap limit lets pile up between GCs.
  * CPU per message is the process's CPU time (user + system, every thread: main loop and GC
  * helpers) during a command — less the bench's own sampling of the nodes' internals, and
- * without a profiler's start and its writing of the profile — divided by the messages sent during it (every
- * protocol, the swarm's WireMeter): the design asks nothing of a message that grows with the
- * swarm, so its ratio between sizes of one run says whether something else does. The second table holds what
- * helps find it: connections, peer-store and routing-table entries per node, GC pauses; the
+ * without a profiler's start and its writing of the profile — divided by the messages sent
+ * during it (every protocol, the swarm's WireMeter): the design asks nothing of a message that
+ * grows with the swarm, so its ratio between sizes of one run says whether something else
+ * does. The second table holds what helps find it: connections, peer-store and routing-table entries per node, GC pauses; the
  * third, the longest queues and most abort listeners any node had while the creates / the
  * searches ran.
  * --cpu-prof DIR samples the CPU during the searches of each size (DIR/search-<size>.cpuprofile,

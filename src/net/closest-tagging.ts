@@ -54,7 +54,7 @@ export function cheapClosestPeerTagging(dht: unknown): boolean {
   const value = t.closeTagValue as number;
   let tagged = new Map<string, PeerId>();
   t.updatePeerTags = async () => {
-    // The list is made before start (kad-dht's own round reads it the same way).
+    // kad-dht makes the list at start; before, there is none, and nothing to tag.
     const now = new Map<string, PeerId>();
     for (const { peer } of t.newPeers?.peers ?? []) now.set(peer.id.toString(), peer.id);
     if (now.size === tagged.size && [...now.keys()].every((k) => tagged.has(k))) return;
