@@ -17,9 +17,9 @@
  * without a profiler's start and its writing of the profile — divided by the messages sent
  * during it (every protocol, the swarm's WireMeter): the design asks nothing of a message that
  * grows with the swarm, so its ratio between sizes of one run says whether something else
- * does. The second table holds what helps find it: connections, peer-store and routing-table entries per node, GC pauses; the
- * third, the longest queues and most abort listeners any node had while the creates / the
- * searches ran.
+ * does. The second table holds what helps find it: connections, peer-store and routing-table
+ * entries per node, GC pauses; the third, the longest queues and most abort listeners any node
+ * had while the creates / the searches ran.
  * --cpu-prof DIR samples the CPU during the searches of each size (DIR/search-<size>.cpuprofile,
  * read with `node bench/cpu-profile.ts`); --alloc-prof DIR samples what the searches allocate,
  * garbage included (DIR/search-<size>.heapprofile, read with `node bench/cpu-profile.ts`, which
