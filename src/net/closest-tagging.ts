@@ -21,7 +21,9 @@ import { KEEP_ALIVE } from '@libp2p/interface';
 /** kad-dht's name for the tag that keeps a connection open (its constants.js). */
 const KEEP_ALIVE_TAG = `${KEEP_ALIVE}-kad-dht`;
 
-interface TaggerInternals {
+/** kad-dht's closest-peer tagger, as far as cidx reads it (also its interval: kad-internals.ts). */
+export interface TaggerInternals {
+  refreshInterval?: unknown;
   components?: { peerStore?: PeerStore };
   newPeers?: { peers: Array<{ peer: { id: PeerId } }> };
   closeTagName?: unknown;
@@ -29,14 +31,14 @@ interface TaggerInternals {
   updatePeerTags?: () => Promise<void>;
 }
 
-function tagger(dht: unknown): TaggerInternals | undefined {
+export function closestPeerTagger(dht: unknown): TaggerInternals | undefined {
   return (dht as { routingTable?: { closestPeerTagger?: TaggerInternals } }).routingTable
     ?.closestPeerTagger;
 }
 
 /** Whether the DHT's tagger has what `cheapClosestPeerTagging` replaces and reads. */
 export function closestTaggingReachable(dht: unknown): boolean {
-  const t = tagger(dht);
+  const t = closestPeerTagger(dht);
   return (
     typeof t?.updatePeerTags === 'function' &&
     typeof t.components?.peerStore?.merge === 'function' &&
@@ -47,7 +49,7 @@ export function closestTaggingReachable(dht: unknown): boolean {
 
 /** Replaces the tagger's round (false, and nothing changed, if kad-dht's shape is not there). */
 export function cheapClosestPeerTagging(dht: unknown): boolean {
-  const t = tagger(dht);
+  const t = closestPeerTagger(dht);
   if (t === undefined || !closestTaggingReachable(dht)) return false;
   const peerStore = t.components?.peerStore as PeerStore;
   const name = t.closeTagName as string;
@@ -55,9 +57,11 @@ export function cheapClosestPeerTagging(dht: unknown): boolean {
   let tagged = new Map<string, PeerId>();
   t.updatePeerTags = async () => {
     // kad-dht makes the list at start; before, there is none, and nothing to tag.
-    const now = new Map<string, PeerId>();
-    for (const { peer } of t.newPeers?.peers ?? []) now.set(peer.id.toString(), peer.id);
-    if (now.size === tagged.size && [...now.keys()].every((k) => tagged.has(k))) return;
+    const list = t.newPeers?.peers ?? [];
+    // The list holds each peer once: the same size and every peer tagged is the same set.
+    if (list.length === tagged.size && list.every(({ peer }) => tagged.has(peer.id.toString())))
+      return;
+    const now = new Map(list.map(({ peer }) => [peer.id.toString(), peer.id]));
     const added = [...now].filter(([k]) => !tagged.has(k)).map(([, id]) => id);
     const removed = [...tagged].filter(([k]) => !now.has(k)).map(([, id]) => id);
     tagged = now;

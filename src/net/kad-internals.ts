@@ -21,7 +21,7 @@
  * that all are there on a real kad-dht instance, so an upgrade that renames them fails it.
  */
 import type { KadDHT, SingleKadDHT } from '@libp2p/kad-dht';
-import { closestTaggingReachable } from './closest-tagging.ts';
+import { closestPeerTagger, closestTaggingReachable } from './closest-tagging.ts';
 import { freshPingsReachable } from './fresh-contacts.ts';
 
 /** The tagger interval simulations use instead of kad-dht's 5 s. */
@@ -42,12 +42,6 @@ export function routingTablePeers(dht: KadDHT): string[] | undefined {
   ).routingTable?.kb;
   if (typeof kb?.toIterable !== 'function') return undefined;
   return [...kb.toIterable()].map((p) => p.peerId.toString());
-}
-
-function closestPeerTagger(dht: KadDHT): { refreshInterval?: unknown } | undefined {
-  return (
-    dht as unknown as { routingTable?: { closestPeerTagger?: { refreshInterval?: unknown } } }
-  ).routingTable?.closestPeerTagger;
 }
 
 /**
