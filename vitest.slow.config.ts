@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Long real-time experiments (churn over many republish periods, byte ratios of whole swarms):
+// Long experiments (churn over many republish periods, byte ratios of whole swarms, the collision
+// rates of the LSH families besides the default):
 // `npm run test:slow`. They must pass too; they are kept out of `npm test` for its run time.
 export default defineConfig({
   test: {

@@ -1,3 +1,0 @@
-import { collisionSuite } from '../support/collision-check.ts';
-
-collisionSuite('tabulation');

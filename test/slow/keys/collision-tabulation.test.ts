@@ -1,0 +1,3 @@
+import { collisionSuite } from '../../support/collision-check.ts';
+
+collisionSuite('tabulation');
