@@ -204,9 +204,19 @@ export function silentLogger(): ComponentLogger {
 }
 
 function dhtExtra(o: HostOptions): Partial<KadDHTInit> {
-  const sim: Partial<KadDHTInit> = o.simulation ? { querySelfInterval: 3_600_000 } : {};
-  return { ...sim, ...o.dht };
+  const interval = o.dht?.querySelfInterval ?? (o.simulation ? 3_600_000 : QUERY_SELF_INTERVAL_MS);
+  return {
+    querySelfInterval: interval,
+    // kad-dht looks its own id up one second after it starts, on each DHT; the join does that
+    // once (bootstrap.ts), and both DHTs learn the peers it meets. The first of kad-dht's own
+    // self-lookups comes one interval later: three self-lookups per join were two too many.
+    initialQuerySelfInterval: interval,
+    ...o.dht,
+  };
 }
+
+/** kad-dht's default interval between self-lookups (its QUERY_SELF_INTERVAL, not exported). */
+const QUERY_SELF_INTERVAL_MS = 5 * 60_000;
 
 /**
  * The listen addresses: the given ones, plus one /p2p-circuit per relay reservation when the
