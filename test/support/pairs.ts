@@ -53,9 +53,9 @@ export function jaccardPairs(
 }
 
 /**
- * A set of valid attributes as a profile, built from a Map: an object literal with 150 fresh
- * keys per profile walks V8 through a new hidden class per key, which made building the pairs
- * cost as much as hashing them.
+ * A set of valid attributes as a profile, built from a Map: an object with 150 fresh keys per
+ * profile (`Object.fromEntries`) is slow to build in V8, and made building the pairs cost as
+ * much as hashing them (docs/BENCHMARKS.md, the test suite's run time).
  */
 function setOf(attrs: string[]): Profile {
   return Profile.fromTrusted(new Map(attrs.map((x) => [x, 1])));
