@@ -12,6 +12,10 @@ export default defineConfig({
     testTimeout: 600_000,
     hookTimeout: 600_000,
     pool: 'forks',
+    // One worker process runs many files: libp2p's module graph is imported once per worker, not
+    // once per file (the suite took 18 % less time; docs/BENCHMARKS.md). Every file stops what
+    // it starts, and spies are restored where they are made.
+    isolate: false,
     // Two cores: one test file per core (network tests are single-threaded CPU work).
     maxWorkers: 2,
   },
