@@ -1,7 +1,24 @@
 /** Checking what a decoder did with hostile input: its value, or its own error with a message. */
 import { expect } from 'vitest';
 
-export const RUNS = 10_000;
+/**
+ * Cases per property: 1,000 in `npm test`, 10,000 in `npm run test:slow` (its config sets
+ * CIDX_FUZZ_RUNS), which runs these files again. A full campaign takes over a minute of the
+ * quick suite's time; a thousand cases still reach every outcome the tests count.
+ */
+export const RUNS = fuzzRuns(process.env.CIDX_FUZZ_RUNS);
+
+function fuzzRuns(text: string | undefined): number {
+  if (text === undefined || text === '') return 1_000;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 100) {
+    throw new Error(`CIDX_FUZZ_RUNS must be a whole number of at least 100, not "${text}"`);
+  }
+  return n;
+}
+
+/** A count for a test's title: 10000 → "10,000". */
+export const cases = (n: number): string => n.toLocaleString('en-US');
 
 export type ErrorClass = abstract new (...args: never[]) => Error;
 

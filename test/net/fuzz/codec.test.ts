@@ -1,5 +1,5 @@
 /**
- * Hostile frames for the wire codec, `decodeRequest` and `decodeResponse` (fast-check, 10,000
+ * Hostile frames for the wire codec, `decodeRequest` and `decodeResponse` (fast-check, `RUNS`
  * cases a property): random bytes; valid frames with bytes flipped, cut, inserted or repeated;
  * messages with a field wrongly typed, missing or extra; out-of-range k; wrong wire versions;
  * nesting 10^5 deep.
@@ -27,7 +27,7 @@ import {
   responseSchema,
 } from '../../../src/net/codec.ts';
 import type { WireProfile } from '../../../src/net/wire-profile.ts';
-import { attempt, checkThrown, RUNS, tally } from './check.ts';
+import { attempt, cases, checkThrown, RUNS, tally } from './check.ts';
 import { hostileWireProfile } from './profiles.ts';
 import {
   anyString,
@@ -184,7 +184,7 @@ describe('wire codec under hostile frames', () => {
     cborValue.map(cbor),
   );
 
-  it('decodeRequest: a schema-valid request or a CodecError, for 10,000 hostile frames', () => {
+  it(`decodeRequest: a schema-valid request or a CodecError, for ${cases(RUNS)} hostile frames`, () => {
     const seen = tally();
     fc.assert(
       fc.property(requestFrames, (b) => seen.note(checkRequest(b))),
@@ -215,7 +215,7 @@ describe('wire codec under hostile frames', () => {
     cborValue.map(cbor),
   );
 
-  it('decodeResponse: a schema-valid response or a CodecError, for 10,000 hostile frames', () => {
+  it(`decodeResponse: a schema-valid response or a CodecError, for ${cases(RUNS)} hostile frames`, () => {
     const seen = tally();
     fc.assert(
       fc.property(responseFrames, (b) => seen.note(checkResponse(b))),
@@ -231,7 +231,7 @@ describe('wire codec under hostile frames', () => {
     seen.expectBoth();
   });
 
-  it('round-trips 10,000 valid requests and 10,000 valid responses', () => {
+  it(`round-trips ${cases(RUNS)} valid requests and ${cases(RUNS)} valid responses`, () => {
     fc.assert(
       fc.property(validRequest, (r) => {
         expect(decodeRequest(encodeMessage(r))).toEqual(zeroes(r));

@@ -1,6 +1,6 @@
 /**
  * Hostile wire profiles and profile JSON for `profileFromWire` and `parseProfile` (fast-check,
- * 10,000 cases a property): NaN / ±Infinity / negative / zero weights, duplicate attributes and
+ * `RUNS` cases a property): NaN / ±Infinity / negative / zero weights, duplicate attributes and
  * relations, unknown relation ends, names of every kind, nesting 10^5 deep.
  *
  * Property: exactly the profiles the rules allow (an oracle written independently), else a
@@ -13,7 +13,7 @@ import { profileFromWire } from '../../../src/net/wire-profile.ts';
 import { FieldError, ProfileError } from '../../../src/profile/errors.ts';
 import { type ParseOptions, parseProfile } from '../../../src/profile/parse.ts';
 import { definedOnly } from '../../../src/util/defined.ts';
-import { attempt, RUNS, tally } from './check.ts';
+import { attempt, cases, RUNS, tally } from './check.ts';
 import {
   attrName,
   checkProfile,
@@ -25,7 +25,7 @@ import {
 import { anyString, DEEP, withBadField } from './values.ts';
 
 describe('wire profiles and profile JSON under hostile values', () => {
-  it('profileFromWire: exactly the profiles the rules allow, else a FieldError (10,000 cases)', () => {
+  it(`profileFromWire: exactly the profiles the rules allow, else a FieldError (${cases(RUNS)} cases)`, () => {
     const seen = tally();
     fc.assert(
       fc.property(hostileWireProfile, limitsArb, (w, limits) => {
@@ -138,7 +138,7 @@ describe('wire profiles and profile JSON under hostile values', () => {
     );
   }
 
-  it('parseProfile: exactly the profiles the rules allow, else a ProfileError (10,000 cases)', () => {
+  it(`parseProfile: exactly the profiles the rules allow, else a ProfileError (${cases(RUNS)} cases)`, () => {
     const seen = tally();
     fc.assert(
       fc.property(fc.oneof(profileValue, profileText), limitsArb, (input, limits) => {

@@ -1,5 +1,5 @@
 /**
- * Hostile signed records for `openRecord` (fast-check, 10,000 cases a property): payloads of
+ * Hostile signed records for `openRecord` (fast-check, `RUNS` cases a property): payloads of
  * every shape signed by their owner, valid records with a changed payload, owner or signature,
  * nesting 10^5 deep in a signed payload.
  *
@@ -26,7 +26,7 @@ import {
 } from '../../../src/net/records.ts';
 import { type ParseOptions, parseProfile } from '../../../src/profile/parse.ts';
 import { Profile } from '../../../src/profile/profile.ts';
-import { attemptAsync, RUNS, tally } from './check.ts';
+import { attemptAsync, cases, RUNS, tally } from './check.ts';
 import { checkProfile, hostileWireProfile, limitsArb } from './profiles.ts';
 import {
   anyString,
@@ -147,7 +147,7 @@ describe('signed records under hostile blobs', () => {
     return fc.oneof({ weight: 4, arbitrary: full }, withBadField(full), cborValue);
   };
 
-  it('openRecord: a valid record or a RecordError, for 10,000 hostile payloads signed by their owner', async () => {
+  it(`openRecord: a valid record or a RecordError, for ${cases(RUNS)} hostile payloads signed by their owner`, async () => {
     const payloads = fc.oneof(
       { weight: 6, arbitrary: payloadObject({ id, nonce, peer }).map(cbor) },
       mutated(payloadObject({ id, nonce, peer }).map(cbor)),
@@ -192,7 +192,7 @@ describe('signed records under hostile blobs', () => {
     expect([...kinds].sort()).toEqual(['contacts', 'descriptor', 'removal', 'tombstone']);
   });
 
-  it('openRecord: a RecordError for 10,000 valid records with a changed payload, owner or signature', async () => {
+  it(`openRecord: a RecordError for ${cases(RUNS)} valid records with a changed payload, owner or signature`, async () => {
     const contents = await Promise.all(
       [1, 2, 3].map(async (v) => [
         await signRecord(key, {
@@ -255,7 +255,7 @@ describe('signed records under hostile blobs', () => {
     );
   });
 
-  it('openRecord(signRecord(x)) gives x back, for 10,000 valid records', async () => {
+  it(`openRecord(signRecord(x)) gives x back, for ${cases(RUNS)} valid records`, async () => {
     const name = fc.oneof(
       fc.constantFrom('a', 'b', 'c', 'd', 'e', '0', '1', '__proto__', 'toString'),
       fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }),
