@@ -55,8 +55,10 @@ export async function joinSwarm(o: BootstrapOptions): Promise<void> {
  * them once identify confirms the protocol), then look up our own id on ProfilesDHT, which
  * fills the table with our neighbours and tells them about us. Both DHTs run over the same
  * connections, so AddressesDHT learns the same peers as they are identified: one self-lookup
- * serves both (a second one measured as pure cost). Without this step a node that just
- * started would treat itself as the closest peer of every key. Bounded by lookupTimeoutMs.
+ * serves both (a second one measured as pure cost). kad-dht follows only peers closer to the key
+ * than the one that named them: in a small swarm the lookup can end at the first peer asked, and
+ * the others learn of us through it. Without this step a node that just started would treat
+ * itself as the closest peer of every key. Bounded by lookupTimeoutMs.
  */
 async function fillRoutingTables(o: BootstrapOptions): Promise<void> {
   const end = Date.now() + o.timing.lookupTimeoutMs;
