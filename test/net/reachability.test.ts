@@ -129,9 +129,8 @@ describe('DHT modes follow reachability', () => {
     const info = b.libp2p.services.reachability;
     expect([info.reachability, info.dhtMode]).toEqual(['public', 'server']);
     const others = nodes.map((n) => n.libp2p);
-    // Every node meets it. Its join's self-lookup alone may not: kad-dht follows only peers
-    // closer to the key than the one that named them, so in a small swarm it can end at the
-    // first peer asked.
+    // Every node meets it: its join's self-lookup alone may meet only one (joinSwarm,
+    // bootstrap.ts).
     for (const h of others) await h.dial(b.peerId);
     await waitForAsync(async () => {
       for (const h of others) if (!(await inRoutingTable(h, b.peerId))) return false;

@@ -120,9 +120,8 @@ describe('swarms of unusual shapes', () => {
     cleanup.push(async () => {
       await plain.stop();
     });
-    // Half the swarm meets it, so lookups run into it. (Its own self-lookup need not: kad-dht
-    // follows only peers closer to the key than the one that named them, so in a small swarm a
-    // self-lookup can end at the first peer asked.)
+    // Half the swarm meets it, so lookups run into it (its own self-lookup may meet only one
+    // peer: joinSwarm, bootstrap.ts).
     for (const n of nodes.slice(0, 4)) await plain.dial(n.libp2p.getMultiaddrs()[0] as never);
     await waitFor(
       () =>

@@ -11,9 +11,9 @@
  * in-process after every case and through the RPC port (community.list, community.get, stats,
  * node.info, notifications.list) before and after the run.
  *
- * All cases (1,000; 10,000 in `npm run test:slow`) go over HTTP (one node, keep-alive). No
- * assertion on the time they take: a test must not depend on the machine's speed; the timeout
- * only guards against a hang.
+ * All `RUNS` cases (test/net/fuzz/check.ts) go over HTTP (one node, keep-alive). No assertion
+ * on the time they take: a test must not depend on the machine's speed; the timeout only
+ * guards against a hang.
  *
  * Found and fixed in src/rpc/http.ts (the regressions are kept as examples):
  * - a body `null` (or a batch holding null) made the JSON-RPC library throw a TypeError: the
