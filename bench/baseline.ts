@@ -119,7 +119,41 @@ at +0s update communities perturb keep=0.9
   for (const [k, v] of Object.entries(report.metrics))
     if (/^(bytes|messages)\.per_(search|create|update)\./.test(k)) metrics[k] = v;
   metrics['cpu.search_s'] = searchCpuS;
+  // The parent reads the JSON line on stdout; a reader of a --one run, the table on stderr.
+  if (process.env.BENCH_CHILD !== '1')
+    process.stderr.write(`${whereSearchBytesGo(mode, metrics).join('\n')}\n`);
   process.stdout.write(`${JSON.stringify({ mode, ms: Date.now() - t0, metrics })}\n`);
+}
+
+/** A search's bytes and messages by protocol and message type, the largest first. */
+function whereSearchBytesGo(mode: string, m: Record<string, number | null>): string[] {
+  const total = m['bytes.per_search'] ?? 0;
+  const rows = Object.keys(m)
+    .filter((k) => /^bytes\.per_search\.[^.]+\.[^.]+$/.test(k))
+    .map((k) => {
+      const type = k.slice('bytes.per_search.'.length);
+      return { type, bytes: m[k] ?? 0, messages: m[`messages.per_search.${type}`] ?? 0 };
+    })
+    .sort((a, b) => b.bytes - a.bytes);
+  // Protocols without types (identify, ping) as one row each.
+  for (const k of Object.keys(m))
+    if (/^bytes\.per_search\.[^.]+$/.test(k)) {
+      const p = k.slice('bytes.per_search.'.length);
+      if (!rows.some((r) => r.type.startsWith(`${p}.`)))
+        rows.push({ type: p, bytes: m[k] ?? 0, messages: m[`messages.per_search.${p}`] ?? 0 });
+    }
+  rows.sort((a, b) => b.bytes - a.bytes);
+  return [
+    '',
+    `Where a search's ${(total / 1024).toFixed(1)} KiB go (${mode}):`,
+    '',
+    '| protocol.type | KiB / search | share | msgs / search | bytes / msg |',
+    '|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.type} | ${(r.bytes / 1024).toFixed(1)} | ${((100 * r.bytes) / (total || 1)).toFixed(1)} % | ${r.messages.toFixed(1)} | ${(r.bytes / (r.messages || 1)).toFixed(0)} |`,
+    ),
+  ];
 }
 
 if (values.one !== undefined) {
@@ -192,5 +226,6 @@ if (values.one !== undefined) {
       ]);
     }),
   ];
+  for (const r of rows) out.push(...whereSearchBytesGo(r.mode, r.metrics));
   process.stdout.write(`${out.join('\n')}\n\n${JSON.stringify(rows)}\n`);
 }

@@ -15,6 +15,8 @@ export class OpStats {
   bytes = 0;
   /** The same wire traffic split by protocol (short names: cidx, profiles_dht, …). */
   byProtocol = new Map<string, TrafficCounters>();
+  /** Split further by message type where the meter knows types: `profiles_dht.find_node`, … */
+  byType = new Map<string, TrafficCounters>();
   // search only
   scored = 0;
   unresolved = 0;
@@ -88,12 +90,14 @@ function opMetrics(
   const put = (k: string, v: number) => {
     if (Number.isFinite(v)) m[`${prefix}${k}`] = v;
   };
-  // Where an operation's bytes go: e.g. bytes.per_search.cidx next to bytes.per_search.profiles_dht.
+  // Where an operation's bytes go: e.g. bytes.per_search.cidx next to bytes.per_search.profiles_dht,
+  // and by message type, bytes.per_search.cidx.query next to bytes.per_search.cidx.query_response.
   const perProtocol = (name: string, s: OpStats) => {
-    for (const [proto, t] of s.byProtocol) {
-      put(`messages.per_${name}.${proto}`, t.messages / s.count);
-      put(`bytes.per_${name}.${proto}`, t.bytes / s.count);
-    }
+    for (const split of [s.byProtocol, s.byType])
+      for (const [proto, t] of split) {
+        put(`messages.per_${name}.${proto}`, t.messages / s.count);
+        put(`bytes.per_${name}.${proto}`, t.bytes / s.count);
+      }
   };
   put('search.count', search.count);
   put('search.failed', search.failed);
@@ -181,11 +185,24 @@ export function chargeTraffic(
     for (const s of stats) {
       s.messages += messages;
       s.bytes += bytes;
-      const p = s.byProtocol.get(short) ?? { messages: 0, bytes: 0 };
-      p.messages += messages;
-      p.bytes += bytes;
-      s.byProtocol.set(short, p);
+      add(s.byProtocol, short, messages, bytes);
     }
+    for (const [type, c] of Object.entries(t.types ?? {})) {
+      const was = before[proto]?.types?.[type];
+      const m = c.messages - (was?.messages ?? 0);
+      const b = c.bytes - (was?.bytes ?? 0);
+      if (m === 0 && b === 0) continue;
+      for (const s of stats) add(s.byType, `${short}.${type}`, m, b);
+    }
+  }
+}
+
+function add(to: Map<string, TrafficCounters>, key: string, messages: number, bytes: number): void {
+  const c = to.get(key);
+  if (c === undefined) to.set(key, { messages, bytes });
+  else {
+    c.messages += messages;
+    c.bytes += bytes;
   }
 }
 
@@ -200,6 +217,13 @@ export function sumTraffic(
       o.streams += t.streams;
       o.messages += t.messages;
       o.bytes += t.bytes;
+      for (const [type, c] of Object.entries(t.types ?? {})) {
+        o.types ??= {};
+        const ot = o.types[type] ?? { messages: 0, bytes: 0 };
+        ot.messages += c.messages;
+        ot.bytes += c.bytes;
+        o.types[type] = ot;
+      }
       out[proto] = o;
     }
   return out;

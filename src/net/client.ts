@@ -13,6 +13,7 @@ import { deadline } from './deadline.ts';
 import type { CidxLibp2p } from './libp2p.ts';
 import type { Meter } from './meter.ts';
 import type { Deadlines } from './round-trips.ts';
+import { labelStream } from './wire-meter.ts';
 
 /** A peer answered with an error (its code and message). */
 export class RemoteError extends Error {
@@ -130,6 +131,7 @@ export class IndexClient {
             );
       try {
         const lp = lpStream(stream, { maxDataLength: this.#opts.maxFrameBytes });
+        labelStream(stream, req.t);
         await lp.write(bytes, { signal });
         this.#meter.count(`out:${req.t}`, bytes.length);
         const raw = (await lp.read({ signal })).subarray();

@@ -18,6 +18,7 @@ import type { CidxLibp2p } from './libp2p.ts';
 import type { Meter } from './meter.ts';
 import { RateWindows } from './rate-window.ts';
 import { RecordError } from './records.ts';
+import { labelStream } from './wire-meter.ts';
 
 /** Answers one request type. Validation of the request's records is its first step. */
 export interface Handler<T extends RequestType = RequestType> {
@@ -144,6 +145,7 @@ export class IndexServer {
         res = fail('bad-request', (err as Error).message);
       }
       this.#meter.count(`in:${type}`, raw.length);
+      labelStream(stream, type);
       if (req !== undefined) {
         const wait = this.#rate.take(connection.remotePeer.toString());
         res =

@@ -5,15 +5,59 @@
  * outgoing side of every stream counts all traffic once (every byte one node receives, another
  * sent). One meter can serve a whole in-process swarm. It also counts connections opened and
  * closed (the dialling end of each), since opening one costs far more than a message on it.
- * Other metric kinds libp2p registers are accepted and ignored.
+ * Where a protocol has message types, it splits the same count by type (`types`): kad-dht's
+ * from each frame's first protobuf field (`find_node`, `get_value_response`, …), cidx's from
+ * the label its client and server give the stream (`labelStream`), since a cidx response does
+ * not name its request. Other metric kinds libp2p registers are accepted and ignored.
  */
 import type { Metrics, MultiaddrConnection, Stream } from '@libp2p/interface';
+import { INDEX_PROTOCOL } from './codec.ts';
 import type { TrafficCounters } from './meter.ts';
 
 /** A protocol's traffic: the streams opened, and the messages and bytes sent on them. */
 export interface StreamTraffic extends TrafficCounters {
   streams: number;
+  /** The same messages and bytes by message type, for protocols whose types the meter knows. */
+  types?: Record<string, TrafficCounters>;
 }
+
+/** What a labelled stream carries (a cidx request's type), for the split by message type. */
+const labels = new WeakMap<object, string>();
+
+/**
+ * Names the message type a stream carries, as its requester and its responder know it; the
+ * meter counts the requester's frames under `label`, the responder's under `label_response`.
+ */
+export function labelStream(stream: object, label: string): void {
+  labels.set(stream, label.replace(/[^a-z0-9]+/gi, '_').toLowerCase());
+}
+
+/** kad-dht's message types by their protobuf value (@libp2p/kad-dht's `MessageType`). */
+const KAD_TYPES = ['put_value', 'get_value', 'add_provider', 'get_providers', 'find_node', 'ping'];
+
+/** A frame as a stream sends it: bytes, or a list of them (read only through `subarray`). */
+type Frame = { byteLength: number; subarray(start: number, end: number): Uint8Array };
+
+/**
+ * The type of a kad-dht frame: a varint length, then the message, whose first field is the type
+ * (tag 0x08) unless it is PUT_VALUE, the default, which protobuf leaves out.
+ */
+export function kadMessageType(frame: Frame): string {
+  const head = frame.subarray(0, Math.min(16, frame.byteLength));
+  let i = 0;
+  while (i < head.length && (head[i] as number) & 0x80) i++;
+  i++;
+  if (head[i] !== 0x08) return 'put_value';
+  let value = 0;
+  for (let shift = 0, j = i + 1; j < head.length && shift < 28; j++, shift += 7) {
+    const b = head[j] as number;
+    value |= (b & 0x7f) << shift;
+    if ((b & 0x80) === 0) return KAD_TYPES[value] ?? 'other';
+  }
+  return 'other';
+}
+
+const isKad = (protocol: string) => /\/kad\/[^/]+$/.test(protocol);
 
 const noop = () => {};
 const NOOP_METRIC = {
@@ -27,6 +71,8 @@ const NOOP_METRIC = {
 
 export class WireMeter {
   readonly #traffic = new Map<string, StreamTraffic>();
+  /** By protocol, its traffic by message type. */
+  readonly #types = new Map<string, Map<string, TrafficCounters>>();
   /** Connections whose upgrade began (dialling end) and those of them closed since. */
   readonly connections = { opened: 0, closed: 0 };
   /**
@@ -57,7 +103,6 @@ export class WireMeter {
     } as unknown as Metrics;
   };
 
-  /** A copy of the counters, by protocol id. */
   /** Every protocol's traffic summed. */
   total(): StreamTraffic {
     const sum: StreamTraffic = { streams: 0, messages: 0, bytes: 0 };
@@ -69,8 +114,16 @@ export class WireMeter {
     return sum;
   }
 
+  /** A copy of the counters, by protocol id, each with its split by message type if any. */
   snapshot(): Record<string, StreamTraffic> {
-    return Object.fromEntries([...this.#traffic].map(([k, v]) => [k, { ...v }]));
+    return Object.fromEntries(
+      [...this.#traffic].map(([k, v]) => {
+        const types = this.#types.get(k);
+        if (types === undefined) return [k, { ...v }];
+        const copy = Object.fromEntries([...types].map(([t, c]) => [t, { ...c }]));
+        return [k, { ...v, types: copy }];
+      }),
+    );
   }
 
   #counterGroup(name: string) {
@@ -99,12 +152,43 @@ export class WireMeter {
     }
     const counters = t;
     // Both ends of a stream are tracked; count the stream once, at the end that opened it.
-    if (stream.direction === 'outbound') counters.streams++;
+    const outbound = stream.direction === 'outbound';
+    if (outbound) counters.streams++;
+    const typeOf = this.#typer(protocol, stream, outbound);
     const send = stream.send.bind(stream);
     stream.send = (data) => {
       counters.messages++;
       counters.bytes += data.byteLength;
+      if (typeOf !== undefined) this.#countType(protocol, typeOf(data), data.byteLength);
       return send(data);
     };
+  }
+
+  /** How to name a frame's message type on this stream, if the protocol has types. */
+  #typer(
+    protocol: string,
+    stream: Stream,
+    outbound: boolean,
+  ): ((data: Frame) => string) | undefined {
+    const suffix = outbound ? '' : '_response';
+    if (isKad(protocol)) return (data) => kadMessageType(data) + suffix;
+    // Read at the first send: the client labels its stream before writing, the server once it
+    // has read the request.
+    if (protocol === INDEX_PROTOCOL) return () => (labels.get(stream) ?? 'other') + suffix;
+    return undefined;
+  }
+
+  #countType(protocol: string, type: string, bytes: number): void {
+    let types = this.#types.get(protocol);
+    if (types === undefined) {
+      types = new Map();
+      this.#types.set(protocol, types);
+    }
+    const c = types.get(type);
+    if (c === undefined) types.set(type, { messages: 1, bytes });
+    else {
+      c.messages++;
+      c.bytes += bytes;
+    }
   }
 }

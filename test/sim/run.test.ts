@@ -51,6 +51,22 @@ expect notifications.delivered > 0
     expect(m['index.entries']).toBeLessThanOrEqual(15 * 20 * 3);
     expect(report.series.protocols['/cidx/profiles/kad/1.0.0']?.bytes).toBeGreaterThan(0);
     expect(report.series.searchLatencyMs).toHaveLength(15);
+    // The same traffic by message type: a search's lookups and its own requests, each answered,
+    // and each protocol's types adding up to its figure.
+    for (const k of [
+      'cidx.query',
+      'cidx.contacts_get',
+      'profiles_dht.find_node',
+      'addresses_dht.find_node',
+    ])
+      for (const t of [k, `${k}_response`])
+        expect(m[`bytes.per_search.${t}`], t).toBeGreaterThan(0);
+    for (const p of ['cidx', 'profiles_dht', 'addresses_dht'])
+      for (const unit of ['bytes', 'messages']) {
+        const types = Object.keys(m).filter((k) => k.startsWith(`${unit}.per_search.${p}.`));
+        const sum = types.reduce((s, k) => s + (m[k] ?? 0), 0);
+        expect(sum, `${unit} ${p}`).toBeCloseTo(m[`${unit}.per_search.${p}`] ?? -1, 6);
+      }
   }, 180_000);
 
   it('meters updates on the wire, under a label too', async () => {
