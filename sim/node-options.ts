@@ -39,7 +39,15 @@ export function simNodeOptions(
   c: SwarmCounters,
 ): Pick<
   NodeOptions,
-  'swarm' | 'timing' | 'limits' | 'simulation' | 'dht' | 'metrics' | 'onLookup' | 'onSearch'
+  | 'swarm'
+  | 'timing'
+  | 'limits'
+  | 'simulation'
+  | 'dht'
+  | 'peerRecords'
+  | 'metrics'
+  | 'onLookup'
+  | 'onSearch'
 > {
   return {
     swarm: config.node.swarm,
@@ -48,6 +56,7 @@ export function simNodeOptions(
     limits: { inboxCapacity: 1000, inboxFilterCells: 1 << 14, ...config.node.limits },
     simulation: true,
     dht: config.node.dht,
+    peerRecords: config.node.peerRecords,
     metrics: meter.component,
     onLookup: (_dht, s: LookupStats) => {
       c.lookups.count++;

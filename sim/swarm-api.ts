@@ -120,7 +120,9 @@ export interface ProcessFigures {
 export interface SwarmConfig {
   /** Unique per run: names the nodes' addresses. */
   runId: string;
-  node: Pick<NodeOptions, 'timing' | 'limits' | 'dht'> & { swarm: Partial<SwarmParams> };
+  node: Pick<NodeOptions, 'timing' | 'limits' | 'dht' | 'peerRecords'> & {
+    swarm: Partial<SwarmParams>;
+  };
   /** The same settings shaped like a `cidx node --config` file (what a process is given). */
   settings: Record<string, unknown>;
   /** Peers each joining node bootstraps to (default 3). */

@@ -56,6 +56,7 @@ import { type RelaySettings, resolveRelay } from './relay.ts';
 import { identifySealsOnce } from './self-record.ts';
 import { streamsSkipKnownProtocols } from './stream-protocols.ts';
 import { parseSwarmKey } from './swarm-key.ts';
+import { identifyUnsigned } from './unsigned-identify.ts';
 import { walkPacer } from './walk-pacer.ts';
 
 export { ADDRESSES_DHT_PROTOCOL, PROFILES_DHT_PROTOCOL };
@@ -140,6 +141,11 @@ export interface HostOptions {
    * NAT test bed numbered in private ranges needs.
    */
   privateSwarm?: boolean;
+  /**
+   * Whether identify sends the node's signed peer record (default the setting's, no). See
+   * unsigned-identify.ts.
+   */
+  peerRecords?: boolean;
   /** Relay reservations and relay bounds (DEFAULT_RELAY). */
   relay?: Partial<RelaySettings>;
   /**
@@ -348,8 +354,10 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   cachePeerRecords(host.peerStore);
   // Costs of libp2p that grow with the node's connections, cut (connection-manager.ts).
   lighterConnectionManager(host);
-  // One signed peer record per set of addresses, not one per connection (self-record.ts).
+  // One signed peer record per set of addresses, not one per connection (self-record.ts)…
   identifySealsOnce(host);
+  // …and none on the wire unless asked for (unsigned-identify.ts).
+  if (!(o.peerRecords ?? SETTINGS.peerRecords.default)) identifyUnsigned(host);
   // A stream's protocol written to the peer store only when the record lacks it.
   streamsSkipKnownProtocols(host);
   host.services.reachability.attach([host.services.profiles, host.services.addresses]);

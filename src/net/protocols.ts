@@ -7,8 +7,8 @@ import { INDEX_PROTOCOL } from './codec.ts';
 
 export const PROFILES_DHT_PROTOCOL = '/cidx/profiles/kad/1.0.0';
 export const ADDRESSES_DHT_PROTOCOL = '/cidx/addresses/kad/1.0.0';
-const IDENTIFY_PROTOCOL = '/ipfs/id/1.0.0';
-const IDENTIFY_PUSH_PROTOCOL = '/ipfs/id/push/1.0.0';
+export const IDENTIFY_PROTOCOL = '/ipfs/id/1.0.0';
+export const IDENTIFY_PUSH_PROTOCOL = '/ipfs/id/push/1.0.0';
 export const PING_PROTOCOL = '/ipfs/ping/1.0.0';
 
 const SHORT_NAMES: Record<string, string> = {

@@ -72,7 +72,7 @@ export function resolveLimits(l: Partial<Limits> = {}): Limits {
  */
 export function nodeOptionsFrom(
   c: PartialConfigOf<typeof SETTINGS>,
-): Pick<NodeOptions, 'swarm' | 'timing' | 'limits' | 'dht' | 'reachability'> {
+): Pick<NodeOptions, 'swarm' | 'timing' | 'limits' | 'dht' | 'reachability' | 'peerRecords'> {
   const swarm: Partial<SwarmParams> = {};
   if (c.index === 'attribute') swarm.index = { mode: 'attribute' };
   else if (c.index === 'lsh' || c.lsh !== undefined) {
@@ -86,5 +86,6 @@ export function nodeOptionsFrom(
     limits: definedOnly(c.limits ?? {}),
     dht: definedOnly(c.dht ?? {}),
     reachability: c.reachability,
+    peerRecords: c.peerRecords,
   };
 }

@@ -39,6 +39,18 @@ export const REACH = {
     default: undefined,
     defaultText: 'when every bootstrap address is private-range',
   }),
+  // @libp2p/identify sends the record always; go-libp2p can leave it out (src/net/unsigned-identify.ts).
+  peerRecords: bool({
+    flag: 'peer-records',
+    arg: '',
+    help:
+      "send this node's signed peer record in every identify message (about 190 bytes each way on " +
+      'every new connection, and a signature check at the other end); without it peers take the ' +
+      'addresses identify lists, on a connection already authenticated to this node',
+    category: 'reach',
+    default: false,
+    scenario: { statement: 'params', key: 'peerRecords' },
+  }),
   relay: {
     reservations: int({
       flag: 'relay-reservations',

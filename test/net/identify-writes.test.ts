@@ -15,11 +15,13 @@ describe('what a host writes to its peer store per connection and per stream', (
   afterEach(async () => {
     await Promise.allSettled(hosts.splice(0).map((h) => h.stop()));
   });
-  const make = async () => {
+  // Signed peer records are off by default (unsigned-identify.ts); the sealing is tested with them on.
+  const make = async (peerRecords = true) => {
     const h = await createHost({
       transport: 'memory',
       encryption: 'plaintext',
       simulation: true,
+      peerRecords,
       listen: [`/memory/iw-${randomBytes(4).toString('hex')}`],
     });
     hosts.push(h);

@@ -1,0 +1,108 @@
+/**
+ * Identify without the signed peer record. Every identify message (the answer a new connection
+ * asks of each end, and every push) carries, besides the addresses it lists itself, the same
+ * addresses again in an envelope signed by the sender: about 190 of its 410 bytes in a
+ * simulated swarm, both ways on every connection, and a signature check at every receiver. The
+ * signature proves what the connection has proved already — identify arrives on a connection
+ * encrypted and authenticated to the sender's key — and is worth its bytes only where records
+ * travel on through third parties, which cidx does not do (its own contact records are
+ * signed). go-libp2p offers this as identify's `DisableSignedPeerRecord`; @libp2p/identify has
+ * no such option, so the node's identify and identify-push streams leave the field out of each
+ * frame they send (libp2p's stream middleware). A receiver then takes the listed addresses,
+ * as it does from a peer that sends no record.
+ */
+import type { Stream, StreamMiddleware } from '@libp2p/interface';
+import type { Libp2p } from 'libp2p';
+import { IDENTIFY_PROTOCOL, IDENTIFY_PUSH_PROTOCOL } from './protocols.ts';
+
+/** identify's `signedPeerRecord`: field 8, length-delimited. */
+const SIGNED_PEER_RECORD = 8;
+
+/** Reads a varint at `at`: its value and the offset after it; undefined if cut short. */
+function varint(b: Uint8Array, at: number): [number, number] | undefined {
+  let value = 0;
+  for (let i = at, shift = 0; i < b.length && shift < 35; i++, shift += 7) {
+    const byte = b[i] as number;
+    value += (byte & 0x7f) * 2 ** shift;
+    if ((byte & 0x80) === 0) return [value, i + 1];
+  }
+  return undefined;
+}
+
+function encodeVarint(n: number): number[] {
+  const out: number[] = [];
+  do {
+    out.push((n % 128) | (n >= 128 ? 0x80 : 0));
+    n = Math.floor(n / 128);
+  } while (n > 0);
+  return out;
+}
+
+/**
+ * One length-prefixed identify frame without its signed peer record; undefined when it has none
+ * or is not exactly one well-formed frame (then it is sent as it is).
+ */
+export function withoutSignedRecord(frame: Uint8Array): Uint8Array | undefined {
+  const head = varint(frame, 0);
+  if (head === undefined || head[1] + head[0] !== frame.length) return undefined;
+  const kept: Uint8Array[] = [];
+  let dropped = false;
+  let at = head[1];
+  while (at < frame.length) {
+    const start = at;
+    const tag = varint(frame, at);
+    if (tag === undefined) return undefined;
+    at = tag[1];
+    const wireType = tag[0] % 8;
+    if (wireType === 0) {
+      const v = varint(frame, at);
+      if (v === undefined) return undefined;
+      at = v[1];
+    } else if (wireType === 2) {
+      const len = varint(frame, at);
+      if (len === undefined || len[1] + len[0] > frame.length) return undefined;
+      at = len[1] + len[0];
+    } else if (wireType === 1) at += 8;
+    else if (wireType === 5) at += 4;
+    else return undefined;
+    if (at > frame.length) return undefined;
+    if (Math.floor(tag[0] / 8) === SIGNED_PEER_RECORD && wireType === 2) dropped = true;
+    else kept.push(frame.subarray(start, at));
+  }
+  if (!dropped) return undefined;
+  const length = kept.reduce((s, k) => s + k.length, 0);
+  const prefix = encodeVarint(length);
+  const out = new Uint8Array(prefix.length + length);
+  out.set(prefix, 0);
+  let o = prefix.length;
+  for (const k of kept) {
+    out.set(k, o);
+    o += k.length;
+  }
+  return out;
+}
+
+const unsigned: StreamMiddleware = (stream: Stream, connection, next) => {
+  const send = stream.send.bind(stream);
+  stream.send = (data) => send(withoutSignedRecord(data.subarray()) ?? data);
+  next(stream, connection);
+};
+
+/**
+ * Makes the host's identify and identify push leave out its signed peer record. Also gives each
+ * stream its own copy of a protocol's middleware list: libp2p 3.3 appends the protocol's handler
+ * to the registered list itself on every inbound stream, so without the copy the second stream
+ * on a protocol with middleware would run the handler twice.
+ */
+export function identifyUnsigned(host: Libp2p): void {
+  const registrar = (host as unknown as { components: { registrar: RegistrarInsides } }).components
+    .registrar;
+  const get = registrar.getMiddleware.bind(registrar);
+  registrar.getMiddleware = (protocol) => [...get(protocol)];
+  host.use(IDENTIFY_PROTOCOL, unsigned);
+  host.use(IDENTIFY_PUSH_PROTOCOL, unsigned);
+}
+
+interface RegistrarInsides {
+  getMiddleware(protocol: string): StreamMiddleware[];
+}

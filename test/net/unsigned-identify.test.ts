@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import type { PeerId } from '@libp2p/interface';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
+import { IDENTIFY_PROTOCOL } from '../../src/net/protocols.ts';
+import { withoutSignedRecord } from '../../src/net/unsigned-identify.ts';
+import { WireMeter } from '../../src/net/wire-meter.ts';
+
+const varint = (n: number): number[] => (n < 128 ? [n] : [(n & 0x7f) | 0x80, ...varint(n >> 7)]);
+/** A protobuf length-delimited field. */
+const field = (n: number, bytes: number[]) => [(n << 3) | 2, ...varint(bytes.length), ...bytes];
+/** A varint field. */
+const int = (n: number, v: number) => [n << 3, ...varint(v)];
+/** A frame: the varint length, then the message. */
+const frame = (...fields: number[][]) => {
+  const body = fields.flat();
+  return Uint8Array.from([...varint(body.length), ...body]);
+};
+
+describe('an identify frame without its signed peer record', () => {
+  const addrs = field(2, [4, 127, 0, 0, 1]);
+  const protocols = field(3, [...Buffer.from('/ipfs/ping/1.0.0')]);
+  const record = field(8, new Array(120).fill(9));
+
+  it('drops field 8 and keeps every other field, in order, with the length prefix redone', () => {
+    const out = withoutSignedRecord(frame(addrs, record, protocols, int(9, 3)));
+    expect(out).toEqual(frame(addrs, protocols, int(9, 3)));
+  });
+
+  it('writes the length in as many bytes as the message needs', () => {
+    const big = field(3, new Array(200).fill(65));
+    expect(big).toHaveLength(203);
+    expect(withoutSignedRecord(frame(big, record))).toEqual(
+      Uint8Array.from([(203 & 0x7f) | 0x80, 203 >> 7, ...big]),
+    );
+    // 129 bytes with the record, a two-byte length; 7 without it, one byte.
+    const small = frame(addrs, record);
+    expect(small[0]).toBeGreaterThan(0x7f);
+    expect(withoutSignedRecord(small)).toEqual(Uint8Array.from([addrs.length, ...addrs]));
+  });
+
+  it('leaves alone a frame without a record, a cut one, or more than one frame', () => {
+    expect(withoutSignedRecord(frame(addrs, protocols))).toBeUndefined();
+    const whole = frame(addrs, record);
+    expect(withoutSignedRecord(whole.subarray(0, whole.length - 1))).toBeUndefined();
+    expect(withoutSignedRecord(Uint8Array.from([...whole, ...whole]))).toBeUndefined();
+    // A field of an unknown wire type (here 7): not a message this reads.
+    expect(withoutSignedRecord(frame([(4 << 3) | 7, 1], record))).toBeUndefined();
+  });
+});
+
+describe('identify between hosts, with and without signed peer records', () => {
+  const hosts: CidxLibp2p[] = [];
+  afterEach(async () => {
+    await Promise.allSettled(hosts.splice(0).map((h) => h.stop()));
+  });
+  const make = async (meter: WireMeter, peerRecords?: boolean) => {
+    const h = await createHost({
+      transport: 'memory',
+      encryption: 'plaintext',
+      simulation: true,
+      metrics: meter.component,
+      ...(peerRecords === undefined ? {} : { peerRecords }),
+      listen: [`/memory/ui-${randomBytes(4).toString('hex')}`],
+    });
+    hosts.push(h);
+    await h.start();
+    return h;
+  };
+  /** Connects anew; resolves with what `from` learnt when it identified `to`. */
+  const connect = async (from: CidxLibp2p, to: CidxLibp2p) => {
+    await from.hangUp(to.peerId);
+    const identified = new Promise<{ signedPeerRecord?: unknown }>((resolve) => {
+      const on = (e: CustomEvent<{ peerId: PeerId; signedPeerRecord?: unknown }>) => {
+        if (!e.detail.peerId.equals(to.peerId)) return;
+        from.removeEventListener('peer:identify', on);
+        resolve(e.detail);
+      };
+      from.addEventListener('peer:identify', on);
+    });
+    await from.dial(to.getMultiaddrs()[0] as never);
+    return identified;
+  };
+  /** identify's messages and bytes, once both ends of every connection have answered. */
+  const identifyTraffic = async (meter: WireMeter, messages: number) => {
+    await expect.poll(() => meter.snapshot()[IDENTIFY_PROTOCOL]?.messages ?? 0).toBe(messages);
+    return meter.snapshot()[IDENTIFY_PROTOCOL] ?? { messages: 0, bytes: 0 };
+  };
+
+  it('by default sends none: peers learn the addresses and protocols all the same', async () => {
+    const meter = new WireMeter();
+    const [a, b, c] = await Promise.all([make(meter), make(meter), make(meter)]);
+    if (a === undefined || b === undefined || c === undefined) throw new Error();
+    const learnt = await connect(b, a);
+    expect(learnt.signedPeerRecord).toBeUndefined();
+    const peer = await b.peerStore.get(a.peerId);
+    expect(peer.peerRecordEnvelope).toBeUndefined();
+    expect(peer.addresses.map((x) => x.multiaddr.toString())).toEqual(
+      a.getMultiaddrs().map((m) => m.decapsulateCode(421).toString()),
+    );
+    expect(peer.protocols).toContain('/cidx/profiles/kad/1.0.0');
+    // More connections to the same host: each identify is answered once, at each end (libp2p
+    // would run a protocol's handler once more per stream on the same middleware list).
+    await connect(b, a);
+    await connect(c, a);
+    await connect(a, c);
+    await identifyTraffic(meter, 2 * 4);
+  });
+
+  it('sends the record when asked; without it an identify message is lighter by the record', async () => {
+    const signed = new WireMeter();
+    const [a, b] = await Promise.all([make(signed, true), make(signed, true)]);
+    if (a === undefined || b === undefined) throw new Error();
+    const learnt = await connect(b, a);
+    expect(learnt.signedPeerRecord).toBeDefined();
+    expect((await b.peerStore.get(a.peerId)).peerRecordEnvelope).toBeDefined();
+    const withRecord = await identifyTraffic(signed, 2);
+
+    const unsigned = new WireMeter();
+    const [c, d] = await Promise.all([make(unsigned), make(unsigned)]);
+    if (c === undefined || d === undefined) throw new Error();
+    await connect(d, c);
+    const without = await identifyTraffic(unsigned, 2);
+    // The record: the peer id, the addresses, the public key and a 64-byte signature.
+    expect(withRecord.bytes - without.bytes).toBeGreaterThan(2 * 150);
+  });
+});
