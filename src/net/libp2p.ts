@@ -142,7 +142,7 @@ export interface HostOptions {
    */
   privateSwarm?: boolean;
   /**
-   * Whether identify sends the node's signed peer record (default the setting's, no). See
+   * Whether identify sends the node's signed peer record (default the setting's, yes). See
    * unsigned-identify.ts.
    */
   peerRecords?: boolean;
@@ -356,7 +356,7 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   lighterConnectionManager(host);
   // One signed peer record per set of addresses, not one per connection (self-record.ts)…
   identifySealsOnce(host);
-  // …and none on the wire unless asked for (unsigned-identify.ts).
+  // …or none on the wire, if so set (unsigned-identify.ts).
   if (!(o.peerRecords ?? SETTINGS.peerRecords.default)) identifyUnsigned(host);
   // A stream's protocol written to the peer store only when the record lacks it.
   streamsSkipKnownProtocols(host);

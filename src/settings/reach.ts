@@ -40,15 +40,18 @@ export const REACH = {
     defaultText: 'when every bootstrap address is private-range',
   }),
   // @libp2p/identify sends the record always; go-libp2p can leave it out (src/net/unsigned-identify.ts).
+  // On by default: without records a swarm's join costs more CPU, for a reason not yet found
+  // (docs/BENCHMARKS.md, "Where a search's bytes go, by message type").
   peerRecords: bool({
     flag: 'peer-records',
     arg: '',
     help:
-      "send this node's signed peer record in every identify message (about 190 bytes each way on " +
-      'every new connection, and a signature check at the other end); without it peers take the ' +
-      'addresses identify lists, on a connection already authenticated to this node',
+      "send this node's signed peer record in every identify message; --no-peer-records leaves it " +
+      'out (about 190 bytes less each way on every new connection, and no signature check at the ' +
+      'other end: peers take the addresses identify lists, on a connection already authenticated ' +
+      'to this node)',
     category: 'reach',
-    default: false,
+    default: true,
     scenario: { statement: 'params', key: 'peerRecords' },
   }),
   relay: {

@@ -15,7 +15,6 @@ describe('what a host writes to its peer store per connection and per stream', (
   afterEach(async () => {
     await Promise.allSettled(hosts.splice(0).map((h) => h.stop()));
   });
-  // Signed peer records are off by default (unsigned-identify.ts); the sealing is tested with them on.
   const make = async (peerRecords = true) => {
     const h = await createHost({
       transport: 'memory',

@@ -87,9 +87,13 @@ describe('identify between hosts, with and without signed peer records', () => {
     return meter.snapshot()[IDENTIFY_PROTOCOL] ?? { messages: 0, bytes: 0 };
   };
 
-  it('by default sends none: peers learn the addresses and protocols all the same', async () => {
+  it('set to send none, sends none: peers learn the addresses and protocols all the same', async () => {
     const meter = new WireMeter();
-    const [a, b, c] = await Promise.all([make(meter), make(meter), make(meter)]);
+    const [a, b, c] = await Promise.all([
+      make(meter, false),
+      make(meter, false),
+      make(meter, false),
+    ]);
     if (a === undefined || b === undefined || c === undefined) throw new Error();
     const learnt = await connect(b, a);
     expect(learnt.signedPeerRecord).toBeUndefined();
@@ -107,9 +111,9 @@ describe('identify between hosts, with and without signed peer records', () => {
     await identifyTraffic(meter, 2 * 4);
   });
 
-  it('sends the record when asked; without it an identify message is lighter by the record', async () => {
+  it('sends the record by default; without it an identify message is lighter by the record', async () => {
     const signed = new WireMeter();
-    const [a, b] = await Promise.all([make(signed, true), make(signed, true)]);
+    const [a, b] = await Promise.all([make(signed), make(signed)]);
     if (a === undefined || b === undefined) throw new Error();
     const learnt = await connect(b, a);
     expect(learnt.signedPeerRecord).toBeDefined();
@@ -117,7 +121,7 @@ describe('identify between hosts, with and without signed peer records', () => {
     const withRecord = await identifyTraffic(signed, 2);
 
     const unsigned = new WireMeter();
-    const [c, d] = await Promise.all([make(unsigned), make(unsigned)]);
+    const [c, d] = await Promise.all([make(unsigned, false), make(unsigned, false)]);
     if (c === undefined || d === undefined) throw new Error();
     await connect(d, c);
     const without = await identifyTraffic(unsigned, 2);
