@@ -9,8 +9,8 @@
  * signed). go-libp2p offers this as identify's `DisableSignedPeerRecord`; @libp2p/identify has
  * no such option, so the node's identify and identify-push streams leave the field out of each
  * frame they send (libp2p's stream middleware). A receiver then takes the listed addresses,
- * as it does from a peer that sends no record. Off by default (`--no-peer-records` turns it
- * on): a swarm whose nodes send no records joins with more CPU, not yet explained.
+ * as it does from a peer that sends no record. Only with `--no-peer-records`: a swarm whose
+ * nodes send no records joins with more CPU, for a reason not yet found.
  */
 import type { Stream, StreamMiddleware } from '@libp2p/interface';
 import type { Libp2p } from 'libp2p';
@@ -92,8 +92,8 @@ const unsigned: StreamMiddleware = (stream: Stream, connection, next) => {
 /**
  * Makes the host's identify and identify push leave out its signed peer record. Also gives each
  * stream its own copy of a protocol's middleware list: libp2p 3.3 appends the protocol's handler
- * to the registered list itself on every inbound stream, so without the copy the second stream
- * on a protocol with middleware would run the handler twice.
+ * to the registered list itself on every inbound stream, so without the copy every later
+ * stream on a protocol with middleware runs the handlers of those before it too.
  */
 export function identifyUnsigned(host: Libp2p): void {
   const registrar = (host as unknown as { components: { registrar: RegistrarInsides } }).components
