@@ -133,8 +133,7 @@ function whereSearchBytesGo(mode: string, m: Record<string, number | null>): str
     .map((k) => {
       const type = k.slice('bytes.per_search.'.length);
       return { type, bytes: m[k] ?? 0, messages: m[`messages.per_search.${type}`] ?? 0 };
-    })
-    .sort((a, b) => b.bytes - a.bytes);
+    });
   // Protocols without types (identify, ping) as one row each.
   for (const k of Object.keys(m))
     if (/^bytes\.per_search\.[^.]+$/.test(k)) {

@@ -14,29 +14,22 @@
  */
 import type { Stream, StreamMiddleware } from '@libp2p/interface';
 import type { Libp2p } from 'libp2p';
+import * as varint from 'uint8-varint';
 import { IDENTIFY_PROTOCOL, IDENTIFY_PUSH_PROTOCOL } from './protocols.ts';
 
 /** identify's `signedPeerRecord`: field 8, length-delimited. */
 const SIGNED_PEER_RECORD = 8;
 
-/** Reads a varint at `at`: its value and the offset after it; undefined if cut short. */
-function varint(b: Uint8Array, at: number): [number, number] | undefined {
-  let value = 0;
-  for (let i = at, shift = 0; i < b.length && shift < 35; i++, shift += 7) {
-    const byte = b[i] as number;
-    value += (byte & 0x7f) * 2 ** shift;
-    if ((byte & 0x80) === 0) return [value, i + 1];
+/** The varint at `at` and the offset after it; undefined if cut short. */
+function readVarint(b: Uint8Array, at: number): [number, number] | undefined {
+  if (at >= b.length) return undefined;
+  try {
+    const value = varint.decode(b, at);
+    const end = at + varint.encodingLength(value);
+    return end > b.length ? undefined : [value, end];
+  } catch {
+    return undefined;
   }
-  return undefined;
-}
-
-function encodeVarint(n: number): number[] {
-  const out: number[] = [];
-  do {
-    out.push((n % 128) | (n >= 128 ? 0x80 : 0));
-    n = Math.floor(n / 128);
-  } while (n > 0);
-  return out;
 }
 
 /**
@@ -44,23 +37,23 @@ function encodeVarint(n: number): number[] {
  * or is not exactly one well-formed frame (then it is sent as it is).
  */
 export function withoutSignedRecord(frame: Uint8Array): Uint8Array | undefined {
-  const head = varint(frame, 0);
+  const head = readVarint(frame, 0);
   if (head === undefined || head[1] + head[0] !== frame.length) return undefined;
   const kept: Uint8Array[] = [];
   let dropped = false;
   let at = head[1];
   while (at < frame.length) {
     const start = at;
-    const tag = varint(frame, at);
+    const tag = readVarint(frame, at);
     if (tag === undefined) return undefined;
     at = tag[1];
     const wireType = tag[0] % 8;
     if (wireType === 0) {
-      const v = varint(frame, at);
+      const v = readVarint(frame, at);
       if (v === undefined) return undefined;
       at = v[1];
     } else if (wireType === 2) {
-      const len = varint(frame, at);
+      const len = readVarint(frame, at);
       if (len === undefined || len[1] + len[0] > frame.length) return undefined;
       at = len[1] + len[0];
     } else if (wireType === 1) at += 8;
@@ -72,7 +65,7 @@ export function withoutSignedRecord(frame: Uint8Array): Uint8Array | undefined {
   }
   if (!dropped) return undefined;
   const length = kept.reduce((s, k) => s + k.length, 0);
-  const prefix = encodeVarint(length);
+  const prefix = varint.encode(length);
   const out = new Uint8Array(prefix.length + length);
   out.set(prefix, 0);
   let o = prefix.length;

@@ -11,8 +11,9 @@
  * not name its request. Other metric kinds libp2p registers are accepted and ignored.
  */
 import type { Metrics, MultiaddrConnection, Stream } from '@libp2p/interface';
+import * as varint from 'uint8-varint';
 import { INDEX_PROTOCOL } from './codec.ts';
-import type { TrafficCounters } from './meter.ts';
+import { Meter, type TrafficCounters } from './meter.ts';
 
 /** A protocol's traffic: the streams opened, and the messages and bytes sent on them. */
 export interface StreamTraffic extends TrafficCounters {
@@ -29,7 +30,7 @@ const labels = new WeakMap<object, string>();
  * meter counts the requester's frames under `label`, the responder's under `label_response`.
  */
 export function labelStream(stream: object, label: string): void {
-  labels.set(stream, label.replace(/[^a-z0-9]+/gi, '_').toLowerCase());
+  labels.set(stream, label.replaceAll('-', '_'));
 }
 
 /** kad-dht's message types by their protobuf value (@libp2p/kad-dht's `MessageType`). */
@@ -44,17 +45,13 @@ type Frame = { byteLength: number; subarray(start: number, end: number): Uint8Ar
  */
 export function kadMessageType(frame: Frame): string {
   const head = frame.subarray(0, Math.min(16, frame.byteLength));
-  let i = 0;
-  while (i < head.length && (head[i] as number) & 0x80) i++;
-  i++;
-  if (head[i] !== 0x08) return 'put_value';
-  let value = 0;
-  for (let shift = 0, j = i + 1; j < head.length && shift < 28; j++, shift += 7) {
-    const b = head[j] as number;
-    value |= (b & 0x7f) << shift;
-    if ((b & 0x80) === 0) return KAD_TYPES[value] ?? 'other';
+  try {
+    const at = varint.encodingLength(varint.decode(head));
+    if (head[at] !== 0x08) return 'put_value';
+    return KAD_TYPES[varint.decode(head, at + 1)] ?? 'other';
+  } catch {
+    return 'other';
   }
-  return 'other';
 }
 
 const isKad = (protocol: string) => /\/kad\/[^/]+$/.test(protocol);
@@ -72,7 +69,7 @@ const NOOP_METRIC = {
 export class WireMeter {
   readonly #traffic = new Map<string, StreamTraffic>();
   /** By protocol, its traffic by message type. */
-  readonly #types = new Map<string, Map<string, TrafficCounters>>();
+  readonly #types = new Map<string, Meter>();
   /** Connections whose upgrade began (dialling end) and those of them closed since. */
   readonly connections = { opened: 0, closed: 0 };
   /**
@@ -119,9 +116,7 @@ export class WireMeter {
     return Object.fromEntries(
       [...this.#traffic].map(([k, v]) => {
         const types = this.#types.get(k);
-        if (types === undefined) return [k, { ...v }];
-        const copy = Object.fromEntries([...types].map(([t, c]) => [t, { ...c }]));
-        return [k, { ...v, types: copy }];
+        return [k, types === undefined ? { ...v } : { ...v, types: types.snapshot() }];
       }),
     );
   }
@@ -154,41 +149,31 @@ export class WireMeter {
     // Both ends of a stream are tracked; count the stream once, at the end that opened it.
     const outbound = stream.direction === 'outbound';
     if (outbound) counters.streams++;
-    const typeOf = this.#typer(protocol, stream, outbound);
+    const countType = this.#typeCounter(protocol, stream, outbound);
     const send = stream.send.bind(stream);
     stream.send = (data) => {
       counters.messages++;
       counters.bytes += data.byteLength;
-      if (typeOf !== undefined) this.#countType(protocol, typeOf(data), data.byteLength);
+      countType?.(data);
       return send(data);
     };
   }
 
-  /** How to name a frame's message type on this stream, if the protocol has types. */
-  #typer(
+  /** Counts a frame under its message type on this stream, if the protocol has types. */
+  #typeCounter(
     protocol: string,
     stream: Stream,
     outbound: boolean,
-  ): ((data: Frame) => string) | undefined {
+  ): ((data: Frame) => void) | undefined {
     const suffix = outbound ? '' : '_response';
-    if (isKad(protocol)) return (data) => kadMessageType(data) + suffix;
+    let typeOf: (data: Frame) => string;
+    if (isKad(protocol)) typeOf = (data) => kadMessageType(data) + suffix;
     // Read at the first send: the client labels its stream before writing, the server once it
     // has read the request.
-    if (protocol === INDEX_PROTOCOL) return () => (labels.get(stream) ?? 'other') + suffix;
-    return undefined;
-  }
-
-  #countType(protocol: string, type: string, bytes: number): void {
-    let types = this.#types.get(protocol);
-    if (types === undefined) {
-      types = new Map();
-      this.#types.set(protocol, types);
-    }
-    const c = types.get(type);
-    if (c === undefined) types.set(type, { messages: 1, bytes });
-    else {
-      c.messages++;
-      c.bytes += bytes;
-    }
+    else if (protocol === INDEX_PROTOCOL) typeOf = () => (labels.get(stream) ?? 'other') + suffix;
+    else return undefined;
+    const types = this.#types.get(protocol) ?? new Meter();
+    this.#types.set(protocol, types);
+    return (data) => types.count(typeOf(data), data.byteLength);
   }
 }

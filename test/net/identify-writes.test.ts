@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { PeerId } from '@libp2p/interface';
 import { PeerRecord, RecordEnvelope } from '@libp2p/peer-record';
 import { multiaddr } from '@multiformats/multiaddr';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
 import { cachesPeerRecords } from '../../src/net/peer-cache.ts';
 import { identifySealsOnceMissing } from '../../src/net/self-record.ts';
 import { streamsSkipKnownProtocolsMissing } from '../../src/net/stream-protocols.ts';
+import { connectAnew as connect } from '../support/identify.ts';
 
 const PING = '/ipfs/ping/1.0.0';
 
@@ -26,20 +26,6 @@ describe('what a host writes to its peer store per connection and per stream', (
     hosts.push(h);
     await h.start();
     return h;
-  };
-  /** Connects anew and resolves once `from` has identified `to`. */
-  const connect = async (from: CidxLibp2p, to: CidxLibp2p) => {
-    await from.hangUp(to.peerId);
-    const identified = new Promise<void>((resolve) => {
-      const on = (e: CustomEvent<{ peerId: PeerId }>) => {
-        if (!e.detail.peerId.equals(to.peerId)) return;
-        from.removeEventListener('peer:identify', on);
-        resolve();
-      };
-      from.addEventListener('peer:identify', on);
-    });
-    await from.dial(to.getMultiaddrs()[0] as never);
-    await identified;
   };
   const recordOf = async (at: CidxLibp2p, of: CidxLibp2p) => {
     const bytes = (await at.peerStore.get(of.peerId)).peerRecordEnvelope;

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { PeerId } from '@libp2p/interface';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
 import { IDENTIFY_PROTOCOL } from '../../src/net/protocols.ts';
 import { withoutSignedRecord } from '../../src/net/unsigned-identify.ts';
 import { WireMeter } from '../../src/net/wire-meter.ts';
+import { connectAnew as connect } from '../support/identify.ts';
 
 const varint = (n: number): number[] => (n < 128 ? [n] : [(n & 0x7f) | 0x80, ...varint(n >> 7)]);
 /** A protobuf length-delimited field. */
@@ -66,20 +66,6 @@ describe('identify between hosts, with and without signed peer records', () => {
     hosts.push(h);
     await h.start();
     return h;
-  };
-  /** Connects anew; resolves with what `from` learnt when it identified `to`. */
-  const connect = async (from: CidxLibp2p, to: CidxLibp2p) => {
-    await from.hangUp(to.peerId);
-    const identified = new Promise<{ signedPeerRecord?: unknown }>((resolve) => {
-      const on = (e: CustomEvent<{ peerId: PeerId; signedPeerRecord?: unknown }>) => {
-        if (!e.detail.peerId.equals(to.peerId)) return;
-        from.removeEventListener('peer:identify', on);
-        resolve(e.detail);
-      };
-      from.addEventListener('peer:identify', on);
-    });
-    await from.dial(to.getMultiaddrs()[0] as never);
-    return identified;
   };
   /** identify's messages and bytes, once both ends of every connection have answered. */
   const identifyTraffic = async (meter: WireMeter, messages: number) => {
