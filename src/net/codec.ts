@@ -77,7 +77,13 @@ export const requestSchema = z.discriminatedUnion('t', [
     rec: signedSchema,
     desc: signedSchema.optional(),
   }),
-  z.object({ ...base, t: z.literal('contacts-get'), id: z.string().regex(/^[0-9a-f]{64}$/) }),
+  z.object({
+    ...base,
+    t: z.literal('contacts-get'),
+    id: z.string().regex(/^[0-9a-f]{64}$/),
+    // Brief: the versions held instead of the contacts and descriptor (a tombstone in full).
+    brief: z.literal(true).optional(),
+  }),
   z.object({
     ...base,
     t: z.literal('notify'),
@@ -125,6 +131,9 @@ export const responseSchema = z.discriminatedUnion('ok', [
     rec: signedSchema.optional(),
     desc: signedSchema.optional(),
     tomb: signedSchema.optional(),
+    /** A brief contacts-get's answer: the versions of the contacts and descriptor held. */
+    recV: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+    descV: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
     params: z.unknown().optional(),
   }),
   z.object({

@@ -44,6 +44,12 @@ export interface AskOptions {
    * is used only from a peer the lookup then finds among the closest (see `#speculator`).
    */
   speculate?: boolean;
+  /**
+   * A shorter form of the request for every peer but the closest, in the same round (a read's
+   * versions instead of its records): the caller asks in full a peer whose brief answer it
+   * needs.
+   */
+  brief?: Request;
 }
 
 export interface QueryOptions {
@@ -139,7 +145,8 @@ export class Holders {
   async ask(dht: DhtName, key: Uint8Array, req: Request, opts: AskOptions): Promise<Asked> {
     const asked = await this.#inTurn(dht, key, {
       first: req,
-      later: req,
+      later: opts.brief ?? req,
+      ...(opts.brief === undefined ? {} : { firstTo: 1 }),
       want: opts.replicas,
       maxPeers: Number.POSITIVE_INFINITY,
       counts: () => true,
@@ -245,8 +252,9 @@ export class Holders {
    * next ones when some failed or did not count, until `want` counted, `until` holds, the
    * peers run out or `maxPeers` were asked. With `laterAtOnce`, `later` goes to all the
    * remaining peers at once, and their answers are taken as they come until `want` counted: a
-   * round trip sooner than asking them in turn, and none waits for a silent one. Peers that
-   * stopped answering (Network.unresponsive) are asked after the others.
+   * round trip sooner than asking them in turn, and none waits for a silent one. With
+   * `firstTo`, `first` goes to that many peers of the first round and `later` to the rest of
+   * it. Peers that stopped answering (Network.unresponsive) are asked after the others.
    */
   async #inTurn(
     dht: DhtName,
@@ -260,6 +268,7 @@ export class Holders {
       until: (answers: readonly Answer[]) => boolean;
       laterAtOnce?: boolean;
       speculate?: boolean;
+      firstTo?: number;
     },
   ): Promise<Asked> {
     const answers: Answer[] = [];
@@ -267,13 +276,17 @@ export class Holders {
     const early = new Map<string, Promise<OkResponse>>();
     // With `laterAtOnce`, the replicas after the first `want` get `later` at once if the first
     // answers do not count: it goes ahead to them too, so an empty key costs the lookup alone.
+    // With `firstTo`, the rest of the first round gets `later`, ahead too.
+    const firstTo = Math.min(plan.firstTo ?? plan.want, plan.want);
     const laterAhead =
-      plan.laterAtOnce === true && Number.isFinite(plan.maxPeers)
-        ? { req: plan.later, count: plan.maxPeers - plan.want }
-        : undefined;
+      firstTo < plan.want
+        ? { req: plan.later, count: plan.want - firstTo }
+        : plan.laterAtOnce === true && Number.isFinite(plan.maxPeers)
+          ? { req: plan.later, count: plan.maxPeers - plan.want }
+          : undefined;
     const onHeard =
       plan.speculate && this.#opts.readsAhead > 0
-        ? this.#speculator(key, plan.first, plan.want, early, sent, laterAhead)
+        ? this.#speculator(key, plan.first, firstTo, early, sent, laterAhead)
         : undefined;
     const peers = this.#answeringFirst(
       (await this.candidates(dht, key, onHeard)).slice(0, plan.maxPeers),
@@ -285,13 +298,13 @@ export class Holders {
     while (useful < plan.want && next < peers.length && !plan.until(answers)) {
       const atOnce = next > 0 && plan.laterAtOnce === true;
       const batch = peers.slice(next, atOnce ? peers.length : next + (plan.want - useful));
-      const req = next === 0 ? plan.first : plan.later;
       // A request may have gone ahead to a peer while the lookup ran: its answer counts (the
       // first request's, in later rounds too: it tells at least what `later` would).
       const ahead = (p: PeerId) => early.get(p.toString());
-      const sends = batch.map((p) => {
+      const sends = batch.map((p, i) => {
         const sentAhead = ahead(p);
         if (sentAhead !== undefined) return sentAhead;
+        const req = next === 0 && i < firstTo ? plan.first : plan.later;
         sent.push(this.#sent(p, req));
         return this.#network.send(p, req);
       });

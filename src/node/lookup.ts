@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import type { ContactsRecord, DescriptorRecord, RankedDescriptor } from '../index/records.ts';
 import { compareRanked } from '../index/select-similar.ts';
 import { communityAddressKey } from '../keys/rehash.ts';
-import { blobFromWire, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
+import { blobFromWire, type OkResponse, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
 import { openRecord } from '../net/records.ts';
 import type { ParseOptions } from '../profile/parse.ts';
 import type { Profile } from '../profile/profile.ts';
@@ -75,48 +75,85 @@ export interface CommunityEntry {
 
 /**
  * A community's entry in AddressesDHT: contacts and current descriptor, or the fact that it was
- * dissolved. Asks the closest peers until one holds it; a verified tombstone anywhere wins.
+ * dissolved. The closest replica is asked in full and the others, in the same round, for the
+ * versions they hold (`brief`): a replica that holds a newer version than the full answers
+ * brought is then asked in full, so the newest found anywhere wins, as when every replica
+ * answered in full, for one full answer's bytes instead of one per replica. Asks the closest
+ * peers until one holds it; a verified tombstone anywhere wins.
  */
 export async function lookupCommunity(ctx: NodeContext, id: string): Promise<CommunityEntry> {
-  const { answers } = await ctx.holders.ask(
-    'addresses',
-    communityAddressKey(id),
-    { v: WIRE_VERSION, swarm: ctx.swarm.digest, t: 'contacts-get', id },
-    {
-      replicas: ctx.swarm.params.replicas,
-      until: (got) => got.some((a) => a.res.rec !== undefined || a.res.tomb !== undefined),
-      speculate: true,
-    },
-  );
+  const full = { v: WIRE_VERSION, swarm: ctx.swarm.digest, t: 'contacts-get', id } as const;
+  const { answers } = await ctx.holders.ask('addresses', communityAddressKey(id), full, {
+    replicas: ctx.swarm.params.replicas,
+    brief: { ...full, brief: true },
+    until: (got) => got.some((a) => holdsEntry(a.res)),
+    speculate: true,
+  });
   const entry: CommunityEntry = { dissolved: false };
-  for (const { res } of answers) {
-    for (const [field, blob] of [
-      ['tomb', res.tomb],
-      ['rec', res.rec],
-      ['desc', res.desc],
-    ] as const) {
-      if (blob === undefined) continue;
-      let rec: Awaited<ReturnType<typeof openRecord>>;
-      try {
-        rec = await openRecord(blobFromWire(blob), ctx.profileLimits);
-      } catch {
-        continue;
-      }
-      if (rec.id !== id) continue;
-      if (field === 'tomb' && rec.kind === 'tombstone') entry.dissolved = true;
-      else if (
-        rec.kind === 'contacts' &&
-        (entry.contacts === undefined || entry.contacts.version < rec.version)
-      ) {
-        entry.contacts = rec;
-      } else if (
-        rec.kind === 'descriptor' &&
-        (entry.descriptor === undefined || entry.descriptor.version < rec.version)
-      ) {
-        entry.descriptor = rec;
-      }
+  for (const { res } of answers) await absorb(ctx, id, entry, res);
+  if (entry.dissolved) return { dissolved: true };
+  // The newest claim first: one full answer usually brings it; a claim that turns out false
+  // (or a replica gone since) costs the next one.
+  const behind = (res: OkResponse) =>
+    (res.recV ?? 0) > (entry.contacts?.version ?? 0) ||
+    (res.descV ?? 0) > (entry.descriptor?.version ?? 0);
+  const newest = (res: OkResponse) => Math.max(res.recV ?? 0, res.descV ?? 0);
+  const claims = answers
+    .filter((a) => newest(a.res) > 0)
+    .sort((a, b) => newest(b.res) - newest(a.res));
+  for (const c of claims) {
+    if (!behind(c.res)) continue;
+    try {
+      await absorb(ctx, id, entry, await ctx.holders.send(c.peer, full));
+    } catch {
+      // gone since its brief answer: the next claim
+    }
+    if (entry.dissolved) return { dissolved: true };
+  }
+  return entry;
+}
+
+/** An answer that holds the community's entry, in full or (brief) as versions. */
+function holdsEntry(res: OkResponse): boolean {
+  return (
+    res.rec !== undefined ||
+    res.tomb !== undefined ||
+    res.recV !== undefined ||
+    res.descV !== undefined
+  );
+}
+
+/** The verified records of one contacts-get answer, the newest of each kind kept. */
+async function absorb(
+  ctx: NodeContext,
+  id: string,
+  entry: CommunityEntry,
+  res: OkResponse,
+): Promise<void> {
+  for (const [field, blob] of [
+    ['tomb', res.tomb],
+    ['rec', res.rec],
+    ['desc', res.desc],
+  ] as const) {
+    if (blob === undefined) continue;
+    let rec: Awaited<ReturnType<typeof openRecord>>;
+    try {
+      rec = await openRecord(blobFromWire(blob), ctx.profileLimits);
+    } catch {
+      continue;
+    }
+    if (rec.id !== id) continue;
+    if (field === 'tomb' && rec.kind === 'tombstone') entry.dissolved = true;
+    else if (
+      rec.kind === 'contacts' &&
+      (entry.contacts === undefined || entry.contacts.version < rec.version)
+    ) {
+      entry.contacts = rec;
+    } else if (
+      rec.kind === 'descriptor' &&
+      (entry.descriptor === undefined || entry.descriptor.version < rec.version)
+    ) {
+      entry.descriptor = rec;
     }
   }
-  if (entry.dissolved) return { dissolved: true };
-  return entry;
 }

@@ -23,6 +23,7 @@ const REQUESTS: Request[] = [
   { v: 1, swarm, t: 'remove', rec },
   { v: 1, swarm, t: 'contacts-put', rec, desc: rec },
   { v: 1, swarm, t: 'contacts-get', id },
+  { v: 1, swarm, t: 'contacts-get', id, brief: true },
   { v: 1, swarm, t: 'notify', kind: 'created', rec, sim: 0.5, for: id },
   { v: 1, swarm, t: 'params' },
 ];
@@ -35,6 +36,9 @@ describe('wire codec', () => {
   it('round-trips responses, ok and error', () => {
     const ok = { v: 1 as const, ok: true as const, outcome: 'stored', recs: [rec] };
     expect(decodeResponse(encodeMessage(ok))).toEqual(ok);
+    const versions = { v: 1 as const, ok: true as const, recV: 2, descV: 2, tomb: rec };
+    expect(decodeResponse(encodeMessage(versions))).toEqual(versions);
+    expect(() => decodeResponse(encodeMessage({ ...versions, recV: 0 }))).toThrow(CodecError);
     const err = {
       v: 1 as const,
       ok: false as const,

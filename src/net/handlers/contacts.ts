@@ -33,7 +33,11 @@ export class ContactsPutHandler implements Handler<'contacts-put'> {
   }
 }
 
-/** AddressesDHT reads: contacts and descriptor of a community, or its tombstone. */
+/**
+ * AddressesDHT reads: contacts and descriptor of a community, or its tombstone. Brief: the
+ * versions of the contacts and descriptor instead of the records (a tombstone still in full:
+ * it is small, and it wins wherever it is found).
+ */
 export class ContactsGetHandler implements Handler<'contacts-get'> {
   readonly #c: HandlerComponents;
   constructor(c: HandlerComponents) {
@@ -42,6 +46,15 @@ export class ContactsGetHandler implements Handler<'contacts-get'> {
 
   async handle(_from: PeerId, req: Extract<Request, { t: 'contacts-get' }>): Promise<Response> {
     const { contacts, descriptor, tombstone } = this.#c.table.contacts(req.id, this.#c.now());
+    if (req.brief === true) {
+      return ok(
+        definedOnly({
+          recV: contacts?.version,
+          descV: descriptor?.version,
+          tomb: tombstone && blobToWire(tombstone.blob),
+        }),
+      );
+    }
     return ok(
       definedOnly({
         rec: contacts && blobToWire(contacts.blob),

@@ -82,7 +82,12 @@ const validRequest = fc.oneof(
     't',
     'rec',
   ]),
-  rec({ ...reqBase, t: fc.constant('contacts-get'), id: hex64 }),
+  rec({ ...reqBase, t: fc.constant('contacts-get'), id: hex64, brief: fc.constant(true) }, [
+    'v',
+    'swarm',
+    't',
+    'id',
+  ]),
   rec({
     ...reqBase,
     t: fc.constant('notify'),
@@ -104,6 +109,8 @@ const validResponse = fc.oneof(
       rec: signedArb,
       desc: signedArb,
       tomb: signedArb,
+      recV: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+      descV: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
       params: fc.jsonValue({ maxDepth: 3 }),
     },
     ['v', 'ok'],
