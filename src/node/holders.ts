@@ -50,6 +50,11 @@ export interface AskOptions {
    * needs.
    */
   brief?: Request;
+  /**
+   * With `brief`: an answer in full that holds what was asked. Once one went ahead and came
+   * back holding it, what still goes ahead, and the first round, is brief.
+   */
+  held?: (res: OkResponse) => boolean;
 }
 
 export interface QueryOptions {
@@ -146,7 +151,7 @@ export class Holders {
     const asked = await this.#inTurn(dht, key, {
       first: req,
       later: opts.brief ?? req,
-      ...(opts.brief === undefined ? {} : { firstTo: 1 }),
+      ...(opts.brief === undefined ? {} : { firstTo: 1, held: opts.held }),
       want: opts.replicas,
       maxPeers: Number.POSITIVE_INFINITY,
       counts: () => true,
@@ -269,11 +274,15 @@ export class Holders {
       laterAtOnce?: boolean;
       speculate?: boolean;
       firstTo?: number;
+      held?: ((res: OkResponse) => boolean) | undefined;
     },
   ): Promise<Asked> {
     const answers: Answer[] = [];
     const sent: Sent[] = [];
     const early = new Map<string, Promise<OkResponse>>();
+    // Peers whose answer to `first`, sent ahead, held what was asked (with `plan.held`).
+    const heldAhead =
+      plan.held === undefined ? undefined : { by: new Set<string>(), test: plan.held };
     // With `laterAtOnce`, the replicas after the first `want` get `later` at once if the first
     // answers do not count: it goes ahead to them too, so an empty key costs the lookup alone.
     // With `firstTo`, the rest of the first round gets `later`, ahead too.
@@ -286,7 +295,7 @@ export class Holders {
           : undefined;
     const onHeard =
       plan.speculate && this.#opts.readsAhead > 0
-        ? this.#speculator(key, plan.first, firstTo, early, sent, laterAhead)
+        ? this.#speculator(key, plan.first, firstTo, early, sent, laterAhead, heldAhead)
         : undefined;
     const peers = this.#answeringFirst(
       (await this.candidates(dht, key, onHeard)).slice(0, plan.maxPeers),
@@ -304,7 +313,9 @@ export class Holders {
       const sends = batch.map((p, i) => {
         const sentAhead = ahead(p);
         if (sentAhead !== undefined) return sentAhead;
-        const req = next === 0 && i < firstTo ? plan.first : plan.later;
+        const inFull =
+          next === 0 && i < firstTo && !batch.some((q) => heldAhead?.by.has(q.toString()));
+        const req = inFull ? plan.first : plan.later;
         sent.push(this.#sent(p, req));
         return this.#network.send(p, req);
       });
@@ -361,7 +372,9 @@ export class Holders {
    * `later.req` — a key's probes — at most `readsAhead` × `later.count` in all: a key whose
    * closest peer holds nothing then ends with its lookup instead of a round of probes after it.
    * The answer of a peer the lookup does not keep among the closest is not used, so a search
-   * returns what it would have without reading ahead.
+   * returns what it would have without reading ahead. With `held`, once an answer to `req`
+   * holds what was asked, the closest peers heard of after it get `later.req` instead: the
+   * answer in full is in hand, and they are asked for what a brief answer tells.
    */
   #speculator(
     key: Uint8Array,
@@ -370,6 +383,7 @@ export class Holders {
     early: Map<string, Promise<OkResponse>>,
     sent: Sent[],
     later?: { req: Request; count: number },
+    held?: { by: Set<string>; test: (res: OkResponse) => boolean },
   ): (peers: PeerId[]) => void {
     const self = this.#network.self;
     const heard = new Map<string, PeerId>([[self.toString(), self]]);
@@ -379,7 +393,12 @@ export class Holders {
     const send = (p: PeerId, r: Request) => {
       sent.push(this.#sent(p, r));
       const answer = this.#network.send(p, r);
-      answer.catch(() => {}); // an unused answer's failure is nobody's concern
+      answer.then(
+        (res) => {
+          if (r === req && held?.test(res) === true) held.by.add(p.toString());
+        },
+        () => {}, // an unused answer's failure is nobody's concern
+      );
       early.set(p.toString(), answer);
     };
     return (peers) => {
@@ -395,7 +414,7 @@ export class Holders {
       for (const p of closest.slice(0, want)) {
         if (early.has(p.toString()) || first >= budget) continue;
         first++;
-        send(p, req);
+        send(p, later !== undefined && (held?.by.size ?? 0) > 0 ? later.req : req);
       }
       if (later === undefined) return;
       for (const p of closest.slice(want, want + later.count)) {

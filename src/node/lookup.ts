@@ -86,6 +86,7 @@ export async function lookupCommunity(ctx: NodeContext, id: string): Promise<Com
   const { answers } = await ctx.holders.ask('addresses', communityAddressKey(id), full, {
     replicas: ctx.swarm.params.replicas,
     brief: { ...full, brief: true },
+    held: (res) => res.rec !== undefined || res.tomb !== undefined,
     until: (got) => got.some((a) => holdsEntry(a.res)),
     speculate: true,
   });
