@@ -47,7 +47,6 @@ export async function searchCommunities(
   const ahead: FetchedAhead = new Map();
   const sent: Sent[] = [];
   const errors: unknown[] = [];
-  let answered = 0;
   await Promise.all(
     keys.map((key) =>
       limit(async () => {
@@ -67,15 +66,9 @@ export async function searchCommunities(
           });
           sent.push(...asked.sent);
           addAnswers(claims, asked.answers, query);
+          if (ctx.limits.readsAhead > 0) fetchAhead(ctx, claims, k, ahead);
         } catch (err) {
           errors.push(err);
-        }
-        answered++;
-        // The first keys' best claims are mostly pushed out by later keys' (each fetched for
-        // nothing), and a search waits for its slowest key, several times the median key's
-        // round trips (docs/RESULTS.md): fetching ahead starts once half the keys answered.
-        if (ctx.limits.readsAhead > 0 && answered * 2 >= keys.length) {
-          fetchAhead(ctx, claims, k, ahead);
         }
       }),
     ),
