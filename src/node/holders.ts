@@ -8,11 +8,11 @@
 import type { PeerId } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { RemoteError } from '../net/client.ts';
-import { sortByDistance } from '../net/closest.ts';
 import { type OkResponse, type Request, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
 import { ClosestCache } from './closest-cache.ts';
 import { NetworkError, SwarmMismatchError } from './errors.ts';
 import type { DhtName, Network } from './network.ts';
+import { readAhead } from './read-ahead.ts';
 
 export interface Answer {
   peer: PeerId;
@@ -41,7 +41,7 @@ export interface AskOptions {
   alsoAsk?: readonly string[];
   /**
    * A read: sent ahead, while the lookup runs, to the closest peers heard of so far; an answer
-   * is used only from a peer the lookup then finds among the closest (see `#speculator`).
+   * is used only from a peer the lookup then finds among the closest (see `readAhead`).
    */
   speculate?: boolean;
   /**
@@ -295,7 +295,20 @@ export class Holders {
           : undefined;
     const onHeard =
       plan.speculate && this.#opts.readsAhead > 0
-        ? this.#speculator(key, plan.first, firstTo, early, sent, laterAhead, heldAhead)
+        ? readAhead(
+            { key, req: plan.first, want: firstTo, later: laterAhead, held: heldAhead },
+            {
+              self: this.#network.self,
+              readsAhead: this.#opts.readsAhead,
+              // Nor to a peer that stopped answering: the request would be spent for nothing.
+              skip: (p) => this.#foreign.has(p.toString()) || this.#silent(p),
+              send: (p, r) => {
+                sent.push(this.#sent(p, r));
+                return this.#network.send(p, r);
+              },
+            },
+            early,
+          )
         : undefined;
     const peers = this.#answeringFirst(
       (await this.candidates(dht, key, onHeard)).slice(0, plan.maxPeers),
@@ -361,69 +374,6 @@ export class Holders {
       );
     }
     return { answers, sent };
-  }
-
-  /**
-   * Reads sent ahead while a lookup runs: each time the lookup hears of peers, `req` goes to
-   * those now among the `want` closest heard of (this node included) that were not sent it yet,
-   * at most `readsAhead` × `want` in all. A lookup's last round only confirms the
-   * closest peer it found; asking that peer meanwhile saves the query's round trips after the
-   * lookup. With `later`, the next `later.count` closest heard of (not this node) get
-   * `later.req` — a key's probes — at most `readsAhead` × `later.count` in all: a key whose
-   * closest peer holds nothing then ends with its lookup instead of a round of probes after it.
-   * The answer of a peer the lookup does not keep among the closest is not used, so a search
-   * returns what it would have without reading ahead. With `held`, once an answer to `req`
-   * holds what was asked, the closest peers heard of after it get `later.req` instead: the
-   * answer in full is in hand, and they are asked for what a brief answer tells.
-   */
-  #speculator(
-    key: Uint8Array,
-    req: Request,
-    want: number,
-    early: Map<string, Promise<OkResponse>>,
-    sent: Sent[],
-    later?: { req: Request; count: number },
-    held?: { by: Set<string>; test: (res: OkResponse) => boolean },
-  ): (peers: PeerId[]) => void {
-    const self = this.#network.self;
-    const heard = new Map<string, PeerId>([[self.toString(), self]]);
-    const budget = this.#opts.readsAhead * want;
-    const laterBudget = this.#opts.readsAhead * (later?.count ?? 0);
-    let laterSent = 0;
-    const send = (p: PeerId, r: Request) => {
-      sent.push(this.#sent(p, r));
-      const answer = this.#network.send(p, r);
-      answer.then(
-        (res) => {
-          if (r === req && held?.test(res) === true) held.by.add(p.toString());
-        },
-        () => {}, // an unused answer's failure is nobody's concern
-      );
-      early.set(p.toString(), answer);
-    };
-    return (peers) => {
-      for (const p of peers) {
-        const id = p.toString();
-        // Nor to a peer that stopped answering: the request would be spent for nothing.
-        if (!this.#foreign.has(id) && !this.#silent(p)) heard.set(id, p);
-      }
-      let first = early.size - laterSent;
-      // Both budgets spent: nothing more to send (and no sort of every peer heard of).
-      if (first >= budget && laterSent >= laterBudget) return;
-      const closest = sortByDistance(heard.values(), key);
-      for (const p of closest.slice(0, want)) {
-        if (early.has(p.toString()) || first >= budget) continue;
-        first++;
-        send(p, later !== undefined && (held?.by.size ?? 0) > 0 ? later.req : req);
-      }
-      if (later === undefined) return;
-      for (const p of closest.slice(want, want + later.count)) {
-        // Our own answer costs no round trip: nothing to gain by asking it ahead.
-        if (p.equals(self) || early.has(p.toString()) || laterSent >= laterBudget) continue;
-        laterSent++;
-        send(p, later.req);
-      }
-    };
   }
 
   #sent(peer: PeerId, req: Request): Sent {
