@@ -9,8 +9,9 @@
  * signed). go-libp2p offers this as identify's `DisableSignedPeerRecord`; @libp2p/identify has
  * no such option, so the node's identify and identify-push streams leave the field out of each
  * frame they send (libp2p's stream middleware). A receiver then takes the listed addresses,
- * as it does from a peer that sends no record. Only with `--no-peer-records`: a swarm whose
- * nodes send no records joins with more CPU, for a reason not yet found.
+ * as it does from a peer that sends no record. Only with `--no-peer-records`: in a swarm whose
+ * nodes send no records a joining node's self-lookup asks more peers, and the join costs more
+ * CPU (docs/BENCHMARKS.md).
  */
 import type { Stream, StreamMiddleware } from '@libp2p/interface';
 import type { Libp2p } from 'libp2p';

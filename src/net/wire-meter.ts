@@ -172,8 +172,12 @@ export class WireMeter {
     // has read the request.
     else if (protocol === INDEX_PROTOCOL) typeOf = () => (labels.get(stream) ?? 'other') + suffix;
     else return undefined;
-    const types = this.#types.get(protocol) ?? new Meter();
-    this.#types.set(protocol, types);
-    return (data) => types.count(typeOf(data), data.byteLength);
+    let types = this.#types.get(protocol);
+    if (types === undefined) {
+      types = new Meter();
+      this.#types.set(protocol, types);
+    }
+    const meter = types;
+    return (data) => meter.count(typeOf(data), data.byteLength);
   }
 }

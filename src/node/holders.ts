@@ -323,12 +323,13 @@ export class Holders {
       // A request may have gone ahead to a peer while the lookup ran: its answer counts (the
       // first request's, in later rounds too: it tells at least what `later` would).
       const ahead = (p: PeerId) => early.get(p.toString());
+      // An answer in full already in hand from one of them: the first round is brief too.
+      const heldInBatch =
+        heldAhead !== undefined && batch.some((q) => heldAhead.by.has(q.toString()));
       const sends = batch.map((p, i) => {
         const sentAhead = ahead(p);
         if (sentAhead !== undefined) return sentAhead;
-        const inFull =
-          next === 0 && i < firstTo && !batch.some((q) => heldAhead?.by.has(q.toString()));
-        const req = inFull ? plan.first : plan.later;
+        const req = next === 0 && i < firstTo && !heldInBatch ? plan.first : plan.later;
         sent.push(this.#sent(p, req));
         return this.#network.send(p, req);
       });

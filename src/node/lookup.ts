@@ -86,7 +86,7 @@ export async function lookupCommunity(ctx: NodeContext, id: string): Promise<Com
   const { answers } = await ctx.holders.ask('addresses', communityAddressKey(id), full, {
     replicas: ctx.swarm.params.replicas,
     brief: { ...full, brief: true },
-    held: (res) => res.rec !== undefined || res.tomb !== undefined,
+    held: holdsInFull,
     until: (got) => got.some((a) => holdsEntry(a.res)),
     speculate: true,
   });
@@ -114,14 +114,14 @@ export async function lookupCommunity(ctx: NodeContext, id: string): Promise<Com
   return entry;
 }
 
+/** A full answer that holds the community's entry: its contacts or its tombstone. */
+function holdsInFull(res: OkResponse): boolean {
+  return res.rec !== undefined || res.tomb !== undefined;
+}
+
 /** An answer that holds the community's entry, in full or (brief) as versions. */
 function holdsEntry(res: OkResponse): boolean {
-  return (
-    res.rec !== undefined ||
-    res.tomb !== undefined ||
-    res.recV !== undefined ||
-    res.descV !== undefined
-  );
+  return holdsInFull(res) || res.recV !== undefined || res.descV !== undefined;
 }
 
 /** The verified records of one contacts-get answer, the newest of each kind kept. */

@@ -40,8 +40,9 @@ export const REACH = {
     defaultText: 'when every bootstrap address is private-range',
   }),
   // @libp2p/identify sends the record always; go-libp2p can leave it out (src/net/unsigned-identify.ts).
-  // On by default: without records a swarm's join costs more CPU, for a reason not yet found
-  // (docs/BENCHMARKS.md, "Where a search's bytes go, by message type").
+  // On by default: without records a joining node's self-lookup asks more peers, so a swarm's
+  // join costs more CPU; why is not yet found (docs/BENCHMARKS.md, "Where a search's bytes go,
+  // by message type").
   peerRecords: bool({
     flag: 'peer-records',
     arg: '',
