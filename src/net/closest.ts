@@ -30,6 +30,22 @@ function compareDistance(a: Uint8Array, b: Uint8Array, target: Uint8Array): numb
   return 0;
 }
 
+/**
+ * The XOR distance of a peer to `key` as a fraction of the id space, from the first 64 bits
+ * (plenty for any swarm distances are compared in); the key is hashed once.
+ */
+export function distanceFrom(key: Uint8Array): (peer: PeerId) => number {
+  const b = kadIdOfKey(key);
+  return (peer) => {
+    const a = kadIdOfPeer(peer);
+    let hi = 0;
+    let lo = 0;
+    for (let i = 0; i < 4; i++) hi = hi * 256 + ((a[i] as number) ^ (b[i] as number));
+    for (let i = 4; i < 8; i++) lo = lo * 256 + ((a[i] as number) ^ (b[i] as number));
+    return (hi * 2 ** 32 + lo) / 2 ** 64;
+  };
+}
+
 /** Sorts peers by XOR distance to the key, closest first (duplicates removed). */
 export function sortByDistance(peers: Iterable<PeerId>, key: Uint8Array): PeerId[] {
   const target = kadIdOfKey(key);

@@ -1,4 +1,6 @@
+import type { PeerId } from '@libp2p/interface';
 import { multiaddr } from '@multiformats/multiaddr';
+import { sortByDistance } from '../net/closest.ts';
 import { deadline as timeLimit } from '../net/deadline.ts';
 import type { CidxLibp2p } from '../net/libp2p.ts';
 import type { Timing } from './config.ts';
@@ -16,6 +18,8 @@ export interface BootstrapOptions {
   tables: RoutingTables;
   timers: Timers;
   warn(msg: string): void;
+  /** The self-lookup's closest peers, closest first, and its key. */
+  onSelfLookup?(key: Uint8Array, closest: PeerId[]): void;
 }
 
 /**
@@ -66,11 +70,14 @@ async function fillRoutingTables(o: BootstrapOptions): Promise<void> {
   const limit = timeLimit(Math.max(1, end - Date.now()));
   try {
     const self = o.libp2p.peerId.toMultihash().bytes;
-    for await (const _ of o.libp2p.services.profiles.getClosestPeers(self, {
+    const closest: PeerId[] = [];
+    for await (const ev of o.libp2p.services.profiles.getClosestPeers(self, {
       signal: limit.signal,
     })) {
-      // draining the lookup is the point: each answer adds peers to the routing table
+      // Draining the lookup is the point: each answer adds peers to the routing table.
+      if (ev.name === 'FINAL_PEER') closest.push(ev.peer.id);
     }
+    if (closest.length > 0) o.onSelfLookup?.(self, sortByDistance(closest, self));
   } catch (err) {
     if (!limit.signal.aborted) o.warn(`self-lookup: ${(err as Error).message}`);
   } finally {

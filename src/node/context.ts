@@ -49,6 +49,7 @@ export function createContext(network: Network, o: ContextOptions): NodeContext 
       now,
       swarmParams: o.swarm.params,
       readsAhead: limits.readsAhead,
+      aheadRadius: limits.aheadRadius,
     }),
     swarm: o.swarm,
     timing,

@@ -8,11 +8,13 @@
 import type { PeerId } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { RemoteError } from '../net/client.ts';
+import { distanceFrom } from '../net/closest.ts';
 import { type OkResponse, type Request, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
 import { ClosestCache } from './closest-cache.ts';
 import { NetworkError, SwarmMismatchError } from './errors.ts';
 import type { DhtName, Network } from './network.ts';
 import { readAhead } from './read-ahead.ts';
+import { ClosestDistance } from './swarm-size.ts';
 
 export interface Answer {
   peer: PeerId;
@@ -87,6 +89,11 @@ export interface HoldersOptions {
    * times); 0: none (`limits.readsAhead`).
    */
   readsAhead: number;
+  /**
+   * Reads ahead in full only to peers within this many times the expected distance of the
+   * closest answers wanted (ClosestDistance); 0: to any (`limits.aheadRadius`).
+   */
+  aheadRadius?: number;
 }
 
 export class Holders {
@@ -96,6 +103,8 @@ export class Holders {
   readonly #foreign = new Set<string>();
   /** Recent lookup results; an entry is dropped as soon as one of its peers fails. */
   readonly #cache: ClosestCache;
+  /** How far a key's closest peers are, from this node's lookups (both DHTs: the same nodes). */
+  readonly #closest = new ClosestDistance();
   #seq = 0;
 
   constructor(network: Network, opts: HoldersOptions) {
@@ -106,6 +115,20 @@ export class Holders {
 
   get self(): PeerId {
     return this.#network.self;
+  }
+
+  /**
+   * A lookup's result, closest first (one not run through `candidates`: the join's): what it
+   * tells of how far a key's closest peers are.
+   */
+  recordLookup(key: Uint8Array, closest: readonly PeerId[]): void {
+    const distance = distanceFrom(key);
+    this.#closest.record(closest.slice(0, ClosestDistance.RANKS).map(distance));
+  }
+
+  /** The swarm's size as this node's lookups estimate it (ClosestDistance); none before any. */
+  swarmSize(): number | undefined {
+    return this.#closest.swarmSize();
   }
 
   /** The addresses others can dial this node at (empty behind a NAT before a relay). */
@@ -137,6 +160,7 @@ export class Holders {
     if (peers === undefined) {
       peers = await this.#network.closestPeers(dht, key, onHeard);
       this.#cache.set(dht, key, peers);
+      this.recordLookup(key, peers);
     }
     return peers.filter((p) => !this.#foreign.has(p.toString()));
   }
@@ -296,7 +320,17 @@ export class Holders {
     const onHeard =
       plan.speculate && this.#opts.readsAhead > 0
         ? readAhead(
-            { key, req: plan.first, want: firstTo, later: laterAhead, held: heldAhead },
+            {
+              key,
+              req: plan.first,
+              want: firstTo,
+              later: laterAhead,
+              held: heldAhead,
+              radius:
+                (this.#opts.aheadRadius ?? 0) > 0
+                  ? this.#closest.radius(firstTo, this.#opts.aheadRadius as number)
+                  : undefined,
+            },
             {
               self: this.#network.self,
               readsAhead: this.#opts.readsAhead,

@@ -192,6 +192,8 @@ export class CidxNode extends EventEmitter<NodeEvents> {
         tables: this.#parts.tables,
         timers: this.#timers,
         warn: (msg) => this.emit('warning', msg),
+        // A first estimate of how far a key's closest peers are, before the node's own lookups.
+        onSelfLookup: (key, closest) => this.#ctx.holders.recordLookup(key, closest),
       });
     } catch (err) {
       await this.stop();
@@ -335,7 +337,17 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     /** The mode both DHTs run in: `server` nodes are in routing tables and store. */
     dhtMode: DhtMode;
     swarm: ResolvedSwarm['params'];
-    peers: { profiles: number; addresses: number; connections: number; foreign: number };
+    /**
+     * Peers in the routing tables, open connections, peers of other swarms, and the swarm's
+     * size as this node's lookups estimate it (`swarmEstimate`, 0 before its first lookup).
+     */
+    peers: {
+      profiles: number;
+      addresses: number;
+      connections: number;
+      foreign: number;
+      swarmEstimate: number;
+    };
     stored: ReturnType<IndexTable['stats']>;
     owned: number;
     inbox: number;
@@ -352,6 +364,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
         addresses: this.#parts.tables.size('addresses'),
         connections: this.libp2p.getConnections().length,
         foreign: this.#parts.check.foreign,
+        swarmEstimate: Math.round(this.#ctx.holders.swarmSize() ?? 0),
       },
       stored: this.table.stats(),
       owned: this.ownedIds().length,

@@ -1,5 +1,5 @@
 import type { PeerId } from '@libp2p/interface';
-import { sortByDistance } from '../net/closest.ts';
+import { distanceFrom, sortByDistance } from '../net/closest.ts';
 import type { OkResponse, Request } from '../net/codec.ts';
 
 /** What goes ahead of one lookup, and to how many of the closest peers heard of. */
@@ -12,6 +12,11 @@ export interface ReadAheadPlan {
   later?: { req: Request; count: number } | undefined;
   /** Peers whose answer to `req` held what was asked, as `test` tells; filled as answers come. */
   held?: { by: Set<string>; test: (res: OkResponse) => boolean } | undefined;
+  /**
+   * How far from the key (a fraction of the id space) a peer may be and still be sent `req`
+   * ahead: a farther one is seldom the lookup's final closest (ClosestDistance). None: any.
+   */
+  radius?: number | undefined;
 }
 
 /** The requester's side of reading ahead. */
@@ -36,7 +41,9 @@ export interface ReadAheadPeers {
  * The caller uses the answer of a peer only if the lookup keeps it among the closest, so a
  * search returns what it would have without reading ahead. With `held`, once an answer to
  * `req` holds what was asked, the closest peers heard of after it get `later.req` instead: the
- * answer in full is in hand, and they are asked for what a brief answer tells.
+ * answer in full is in hand, and they are asked for what a brief answer tells. With `radius`,
+ * a peer farther from the key is not sent `req` ahead while it is among the closest heard of:
+ * if the lookup ends with it, it is asked then, a round trip later.
  *
  * Returns what the lookup calls with the peers it hears of; `early` gets each answer's promise
  * by peer id.
@@ -46,8 +53,12 @@ export function readAhead(
   peers: ReadAheadPeers,
   early: Map<string, Promise<OkResponse>>,
 ): (heard: PeerId[]) => void {
-  const { key, req, want, later, held } = plan;
+  const { key, req, want, later, held, radius } = plan;
   const { self } = peers;
+  const distance = radius === undefined ? undefined : distanceFrom(key);
+  // Our own answer costs no round trip: never held back.
+  const beyond = (p: PeerId) =>
+    distance !== undefined && !p.equals(self) && distance(p) > (radius as number);
   const heard = new Map<string, PeerId>([[self.toString(), self]]);
   const budget = peers.readsAhead * want;
   const laterBudget = peers.readsAhead * (later?.count ?? 0);
@@ -70,8 +81,11 @@ export function readAhead(
     const closest = sortByDistance(heard.values(), key);
     for (const p of closest.slice(0, want)) {
       if (early.has(p.toString()) || first >= budget) continue;
+      const r = later !== undefined && (held?.by.size ?? 0) > 0 ? later.req : req;
+      // A brief request costs little: only `req` is held back.
+      if (r === req && beyond(p)) continue;
       first++;
-      send(p, later !== undefined && (held?.by.size ?? 0) > 0 ? later.req : req);
+      send(p, r);
     }
     if (later === undefined) return;
     for (const p of closest.slice(want, want + later.count)) {

@@ -71,6 +71,10 @@ export class NodeMetrics {
       inbox: gauge('cidx_inbox_notifications', 'Notifications kept in the inbox'),
       owned: gauge('cidx_owned_communities', 'Communities this node owns'),
       connections: gauge('cidx_connections', 'Open libp2p connections'),
+      swarm: gauge(
+        'cidx_swarm_size_estimate',
+        "Nodes in the swarm as this node's lookups estimate it (0 before its first)",
+      ),
     };
     this.#peers = new Gauge({
       name: 'cidx_peers',
@@ -118,6 +122,7 @@ export class NodeMetrics {
       g.inbox.set(info.inbox);
       g.owned.set(info.owned);
       g.connections.set(info.peers.connections);
+      g.swarm.set(info.peers.swarmEstimate);
       this.#peers.set({ dht: 'profiles' }, info.peers.profiles);
       this.#peers.set({ dht: 'addresses' }, info.peers.addresses);
     }
@@ -133,4 +138,5 @@ type GaugeName =
   | 'bytes'
   | 'inbox'
   | 'owned'
+  | 'swarm'
   | 'connections';

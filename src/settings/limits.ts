@@ -47,6 +47,19 @@ export const LIMITS = {
     ),
     scenario: { statement: 'params', key: 'readsAhead' },
   },
+  // A peer farther from a key than a few times the distance its closest usually is (learnt
+  // from the node's lookups) is seldom the lookup's final closest: the query ahead to it was
+  // bytes spent for nothing (docs/BENCHMARKS.md, "Reads ahead only near the key").
+  aheadRadius: {
+    ...limit(
+      'ahead-radius',
+      "reads ahead go in full only to peers within this many times the expected distance of a key's closest peer, as the node's lookups estimate it (smaller: fewer bytes, more round trips); 0: to any",
+      0,
+      0,
+      1000,
+    ),
+    scenario: { statement: 'params', key: 'aheadRadius' },
+  },
   // libp2p's own default, kept: every open connection costs memory and idle CPU
   // (docs/BENCHMARKS.md, "What an open connection costs a node"). Past it a node refuses every
   // inbound connection (its own dials are not limited), and the holders of popular keys fill

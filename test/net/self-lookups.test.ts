@@ -76,7 +76,13 @@ describe("a join's self-lookup", () => {
     for (const { node, lookups } of joined) {
       expect(lookups.self).toEqual({ profiles: 1, addresses: 0 });
       expect(node.info().peers.profiles).toBeGreaterThanOrEqual(2);
+      // Its closest peers tell the node a first estimate of the swarm's size. Of five nodes,
+      // from one lookup, it is rough (the second node's is 1 / the distance of the one peer it
+      // found: above 100,000 once in 100,000 joins), but it is there.
+      expect(node.info().peers.swarmEstimate).toBeGreaterThan(0);
+      expect(node.info().peers.swarmEstimate).toBeLessThan(100_000);
     }
+    expect(first.node.info().peers.swarmEstimate).toBe(0);
     expect(first.lookups.self).toEqual({ profiles: 0, addresses: 0 });
   });
 

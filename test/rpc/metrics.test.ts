@@ -142,6 +142,7 @@ describe('GET /metrics', () => {
     expect(sample(text, 'cidx_peers{dht="profiles"}')).toBe(info.peers.profiles);
     expect(sample(text, 'cidx_peers{dht="addresses"}')).toBe(info.peers.addresses);
     expect(sample(text, 'cidx_inbox_notifications')).toBe(info.inbox);
+    expect(sample(text, 'cidx_swarm_size_estimate')).toBe(info.peers.swarmEstimate);
   });
 
   it("holds libp2p's series in the node's own registry, never the process-wide one", async () => {
