@@ -14,14 +14,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { runScenario } from '../sim/interpreter.ts';
 import { parseScenario } from '../sim/scenario.ts';
+import { benchArgs } from './args.ts';
 import { runChild } from './child.ts';
 import { profiled } from './cpu-sampling.ts';
 import { DATA_DIR } from './eval/publish.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs('bench:baseline', {
   options: {
     nodes: { type: 'string', default: '100' },
     communities: { type: 'string', default: '60' },

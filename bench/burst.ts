@@ -15,11 +15,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { call, type NodeProcess, spawnNode, stop } from '../test/support/process.ts';
 import { startSwarm, stopAll, variedProfiles } from '../test/support/swarm.ts';
+import { benchArgs } from './args.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs('bench:burst', {
   options: {
     nodes: { type: 'string', default: '30' },
     searches: { type: 'string', default: '20' },

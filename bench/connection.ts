@@ -13,7 +13,6 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import type { PeerId } from '@libp2p/interface';
 import { defaultLogger } from '@libp2p/logger';
@@ -22,9 +21,12 @@ import { persistentPeerStore } from '@libp2p/peer-store';
 import { MemoryDatastore } from 'datastore-core';
 import { TypedEventEmitter } from 'main-event';
 import { CidxNode } from '../src/node/node.ts';
+import { benchArgs } from './args.ts';
 import { allocationsSampled } from './cpu-sampling.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' } } });
+const { values } = benchArgs('bench:connection', {
+  options: { rounds: { type: 'string', default: '10' } },
+});
 const ROUNDS = Number(values.rounds);
 if (!(Number.isInteger(ROUNDS) && ROUNDS >= 1)) {
   console.error('--rounds: a positive integer');

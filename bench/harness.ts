@@ -8,11 +8,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { NetnsNetwork } from '../sim/netns/index.ts';
 import { ProcessHarness } from '../sim/processes/index.ts';
+import { benchArgs } from './args.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs('bench:harness', {
   options: {
     sizes: { type: 'string', default: '10,30' },
     runs: { type: 'string', default: '3' },

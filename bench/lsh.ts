@@ -24,11 +24,20 @@ import { generateSchemes } from '../src/keys/thesis.ts';
 import { hex } from '../src/util/bytes.ts';
 import { computeIdentifiers } from '../test/reference/thesis-reference.ts';
 import { bandCollisionProbability, type JaccardPair, jaccardPairs } from '../test/support/pairs.ts';
+import { benchArgs } from './args.ts';
 
 const { MinHashFactory } = bloomFilters;
-const quick = process.argv.includes('--quick');
-const onlyAt = process.argv.indexOf('--only');
-const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
+const { values: flags } = benchArgs(
+  'bench:lsh',
+  { options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } },
+  '  --only: one section of timings, collisions, raw, rmse',
+);
+const quick = flags.quick;
+const only = flags.only;
+if (only !== undefined && !['timings', 'collisions', 'raw', 'rmse'].includes(only)) {
+  console.error(`--only: one of timings, collisions, raw, rmse, not "${only}"`);
+  process.exit(2);
+}
 const gc = (globalThis as { gc?: () => void }).gc;
 const SEED = 'bench-lsh';
 const PAIRS = quick ? 200 : 1000;

@@ -19,14 +19,18 @@ import { startRpc } from '../src/rpc/http.ts';
 import { NodeMetrics } from '../src/rpc/metrics.ts';
 import { client, spawnNode, stop } from '../test/support/process.ts';
 import { variedProfiles } from '../test/support/swarm.ts';
+import { benchArgs, wholeNumber } from './args.ts';
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const ENTRIES = arg('--entries', 10_000);
-const SCRAPES = arg('--scrapes', 200);
-const RUNS = arg('--runs', 3);
+const { values: flags } = benchArgs('bench:metrics', {
+  options: {
+    entries: { type: 'string', default: '10000' },
+    scrapes: { type: 'string', default: '200' },
+    runs: { type: 'string', default: '3' },
+  },
+});
+const ENTRIES = wholeNumber('entries', flags.entries, 1);
+const SCRAPES = wholeNumber('scrapes', flags.scrapes, 1);
+const RUNS = wholeNumber('runs', flags.runs, 1);
 const KEYS = 20; // LSH n: index entries per community on a lone node
 
 const pct = (xs: number[], p: number) => {

@@ -15,10 +15,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { SimReport } from '../sim/report/types.ts';
+import { benchArgs } from './args.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs('bench:modes', {
   options: {
     nodes: { type: 'string', default: '' },
     modes: { type: 'string', default: 'in-process,processes' },

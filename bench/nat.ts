@@ -15,13 +15,13 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { NatTestbed, type TestbedNode } from '../sim/processes/index.ts';
 import type { ProfileJSON } from '../src/profile/profile.ts';
 import { variedProfiles } from '../test/support/swarm.ts';
+import { benchArgs } from './args.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs('bench:nat', {
   options: {
     runs: { type: 'string', default: '10' },
     starts: { type: 'string', default: '5' },

@@ -19,18 +19,23 @@ import { worldRegions } from '../sim/network/regions.ts';
 import { Rng } from '../sim/random.ts';
 import { createHost } from '../src/net/libp2p.ts';
 import { CidxNode } from '../src/node/node.ts';
+import { benchArgs, wholeNumber } from './args.ts';
 import { runChild } from './child.ts';
 
 type Mode = 'memory' | 'model-0ms' | 'model-10ms' | 'model-world';
 const MODES: Mode[] = ['memory', 'model-0ms', 'model-10ms', 'model-world'];
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const NODES = arg('--nodes', 200);
-const SEARCHES = arg('--searches', 100);
-const RUNS = arg('--runs', 3);
+const { values: flags } = benchArgs('bench:network', {
+  options: {
+    nodes: { type: 'string', default: '200' },
+    searches: { type: 'string', default: '100' },
+    runs: { type: 'string', default: '3' },
+    child: { type: 'string' },
+  },
+});
+const NODES = wholeNumber('nodes', flags.nodes, 4);
+const SEARCHES = wholeNumber('searches', flags.searches, 1);
+const RUNS = wholeNumber('runs', flags.runs, 1);
 const CHUNKS = 100_000;
 
 const cpuS = () => {
@@ -152,8 +157,8 @@ async function swarm(mode: Mode) {
 
 type Row = { mode: Mode; usPerChunk: number } & Partial<Awaited<ReturnType<typeof swarm>>>;
 
-if (process.argv.includes('--child')) {
-  const mode = process.argv[process.argv.indexOf('--child') + 1] as Mode;
+if (flags.child !== undefined) {
+  const mode = flags.child as Mode;
   if (mode !== 'model-world') await chunks(mode); // warm-up: the first pass measures the JIT more than the transport
   const row: Row = { mode, usPerChunk: mode === 'model-world' ? Number.NaN : await chunks(mode) };
   if (mode !== 'model-10ms') Object.assign(row, await swarm(mode));

@@ -9,13 +9,13 @@
 import type { KadDHTInit } from '@libp2p/kad-dht';
 import type { CidxNode } from '../src/node/node.ts';
 import { startSwarm, stopAll, variedProfiles } from '../test/support/swarm.ts';
+import { benchArgs, wholeNumber } from './args.ts';
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const NODES = arg('--nodes', 20);
-const OPS = arg('--ops', 10);
+const { values: flags } = benchArgs('bench:node', {
+  options: { nodes: { type: 'string', default: '20' }, ops: { type: 'string', default: '10' } },
+});
+const NODES = wholeNumber('nodes', flags.nodes, 2);
+const OPS = wholeNumber('ops', flags.ops, 1);
 
 const SETTINGS: [string, Partial<KadDHTInit>][] = [
   ['kad-dht defaults (k = 20, alpha = 10)', { kBucketSize: 20, alpha: 10 }],

@@ -23,6 +23,7 @@ import { SeededStream } from '../src/keys/random.ts';
 import type { BuildOptions } from '../src/profile/build.ts';
 import type { UserDocument } from '../src/profile/documents.ts';
 import { PARAGRAPHS } from '../test/profile/fixtures/paragraphs.ts';
+import { benchArgs, wholeNumber } from './args.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 gc?.();
@@ -35,8 +36,10 @@ const heapMb = (process.memoryUsage().heapUsed - heap0) / 1e6;
 const { detectLanguage } = await import('../src/profile/detect.ts');
 const { eld } = await import('eld/extrasmall');
 
-const runsAt = process.argv.indexOf('--runs');
-const RUNS = runsAt >= 0 ? Number(process.argv[runsAt + 1]) : 5;
+const { values: flags } = benchArgs('bench:profile', {
+  options: { runs: { type: 'string', default: '5' } },
+});
+const RUNS = wholeNumber('runs', flags.runs, 1);
 const TARGET_BYTES = 1_000_000;
 
 function mixedDocuments(): { docs: UserDocument[]; bytes: number } {

@@ -13,14 +13,14 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { multiaddr } from '@multiformats/multiaddr';
 import pLimit from 'p-limit';
 import { type NodeProcess, ProcessHarness } from '../sim/processes/index.ts';
 import { type CidxLibp2p, createHost } from '../src/net/libp2p.ts';
 import { variedProfiles } from '../test/support/swarm.ts';
+import { benchArgs } from './args.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs('bench:resources', {
   options: {
     communities: { type: 'string', default: '500' },
     idle: { type: 'string', default: '60' },

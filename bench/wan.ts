@@ -6,76 +6,47 @@
  * (one event loop runs every node: CPU time is latency too). `--network none` runs the same
  * workload with nothing added to the wire, for the answers to compare with.
  *
- * Usage: `npm run bench:wan -- --help` (USAGE below).
- * --workers runs the nodes in N worker threads (`cidx sim --workers`): the simulator's CPU, part
- * of every latency on one event loop, then spreads over the cores. One configuration per call, in a fresh child process; prints one JSON line and one Markdown
- * table row. BENCH_HEAP_MB sets the child's V8 heap limit (default 12288); BENCH_PROGRESS=1
+ * Usage: `npm run bench:wan -- --help`. --workers runs the nodes in N worker threads (`cidx sim
+ * --workers`): the simulator's CPU, part of every latency on one event loop, then spreads over
+ * the cores. One configuration per call, in a fresh child process; prints one JSON line and one
+ * Markdown table row. BENCH_HEAP_MB sets the child's V8 heap limit (default 12288); BENCH_PROGRESS=1
  * shows progress.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { runScenario } from '../sim/interpreter.ts';
 import { CAPABILITIES } from '../sim/modes.ts';
 import { parseScenario } from '../sim/scenario.ts';
 import { MAX_WORKERS, shardedSwarm } from '../sim/shards/swarm.ts';
+import { benchArgs, wholeNumber } from './args.ts';
 import { runChild } from './child.ts';
 
-const USAGE = `Usage: npm run bench:wan -- [--nodes 100] [--communities 50] [--searches 50] [--seed 1]
-  [--network world|none|latency=50ms] [--access 10ms] [--params "concurrency=20"]
-  [--timing "cache=30s"] [--workers N] [--label text]`;
-// Strict: a mistyped flag must not start a run of minutes with the defaults.
-let values: ReturnType<typeof parse>['values'];
-function parse() {
-  return parseArgs({
-    options: {
-      nodes: { type: 'string', default: '100' },
-      communities: { type: 'string', default: '50' },
-      searches: { type: 'string', default: '50' },
-      seed: { type: 'string', default: '1' },
-      network: { type: 'string', default: 'world' },
-      access: { type: 'string', default: '10ms' },
-      params: { type: 'string', default: '' },
-      timing: { type: 'string', default: '' },
-      label: { type: 'string', default: '' },
-      workers: { type: 'string' },
-      child: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-}
-try {
-  ({ values } = parse());
-} catch (err) {
-  console.error(`${(err as Error).message}\n${USAGE}`);
-  process.exit(2);
-}
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const NODES = Number(values.nodes);
-const COMMUNITIES = Number(values.communities);
-const SEARCHES = Number(values.searches);
-const SEED = Number(values.seed);
-const NETWORK = values.network as string;
-const ACCESS = values.access as string;
-const PARAMS = values.params as string;
-const TIMING = values.timing as string;
-const LABEL = values.label as string;
+const { values } = benchArgs('bench:wan', {
+  options: {
+    nodes: { type: 'string', default: '100' },
+    communities: { type: 'string', default: '50' },
+    searches: { type: 'string', default: '50' },
+    seed: { type: 'string', default: '1' },
+    network: { type: 'string', default: 'world' },
+    access: { type: 'string', default: '10ms' },
+    params: { type: 'string', default: '' },
+    timing: { type: 'string', default: '' },
+    label: { type: 'string', default: '' },
+    workers: { type: 'string' },
+    child: { type: 'boolean', default: false },
+  },
+});
+const NODES = wholeNumber('nodes', values.nodes, 1);
+const COMMUNITIES = wholeNumber('communities', values.communities);
+const SEARCHES = wholeNumber('searches', values.searches);
+const SEED = wholeNumber('seed', values.seed);
+const NETWORK = values.network;
+const ACCESS = values.access;
+const PARAMS = values.params;
+const TIMING = values.timing;
+const LABEL = values.label;
 const WORKERS = values.workers === undefined ? undefined : Number(values.workers);
-for (const [name, v] of [
-  ['--nodes', NODES],
-  ['--communities', COMMUNITIES],
-  ['--searches', SEARCHES],
-  ['--seed', SEED],
-] as const) {
-  if (!(Number.isInteger(v) && v >= 0)) {
-    console.error(`${name}: a whole number\n${USAGE}`);
-    process.exit(2);
-  }
-}
 if (
   WORKERS !== undefined &&
   !(Number.isInteger(WORKERS) && WORKERS >= 0 && WORKERS <= MAX_WORKERS)
