@@ -120,6 +120,10 @@ async function child(): Promise<void> {
     failed: m['search.failed'],
     messagesPerSearch: m['messages.per_search'],
     kibPerSearch: (m['bytes.per_search'] ?? 0) / 1024,
+    // The profile-carrying queries and the small probes: what reading ahead trades.
+    queriesPerSearch: m['messages.per_search.cidx.query'],
+    queryKibPerSearch: (m['bytes.per_search.cidx.query'] ?? 0) / 1024,
+    probesPerSearch: m['messages.per_search.cidx.probe'],
     lookupHops: m['lookup.hops'],
     cpuMsPerSearch: (1000 * searchCpuS) / SEARCHES,
     joinS: (m['time.join_ms'] ?? 0) / 1000,
@@ -143,8 +147,8 @@ const row = runChild<Row>(
 const f = (v: unknown, d = 0) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(d) : '—');
 console.log(JSON.stringify(row));
 console.log(
-  '| label | nodes | network | RTT p50 | search p50 / p95 ms | search p50 / p95 RTTs | create p50 / p95 ms | create p50 RTTs | top-1 | precision | msgs / search | KiB / search | lookup hops | CPU ms / search | load |',
+  '| label | nodes | network | RTT p50 | search p50 / p95 ms | search p50 / p95 RTTs | create p50 / p95 ms | create p50 RTTs | top-1 | precision | msgs / search | KiB / search | queries / probes per search | lookup hops | CPU ms / search | load |',
 );
 console.log(
-  `| ${row.label} | ${row.nodes} | ${row.network} | ${f(row.rttP50)} | ${f(row.searchP50)} / ${f(row.searchP95)} | ${f(row.searchRtts50, 1)} / ${f(row.searchRtts95, 1)} | ${f(row.createP50)} / ${f(row.createP95)} | ${f(row.createRtts50, 1)} | ${f(row.top1, 3)} | ${f(row.precision, 3)} | ${f(row.messagesPerSearch)} | ${f(row.kibPerSearch, 1)} | ${f(row.lookupHops, 2)} | ${f(row.cpuMsPerSearch)} | ${f(row.load, 1)} |`,
+  `| ${row.label} | ${row.nodes} | ${row.network} | ${f(row.rttP50)} | ${f(row.searchP50)} / ${f(row.searchP95)} | ${f(row.searchRtts50, 1)} / ${f(row.searchRtts95, 1)} | ${f(row.createP50)} / ${f(row.createP95)} | ${f(row.createRtts50, 1)} | ${f(row.top1, 3)} | ${f(row.precision, 3)} | ${f(row.messagesPerSearch)} | ${f(row.kibPerSearch, 1)} | ${f(row.queriesPerSearch, 1)} / ${f(row.probesPerSearch, 1)} | ${f(row.lookupHops, 2)} | ${f(row.cpuMsPerSearch)} | ${f(row.load, 1)} |`,
 );
