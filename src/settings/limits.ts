@@ -49,7 +49,9 @@ export const LIMITS = {
   },
   // A peer farther from a key than a few times the distance its closest usually is (learnt
   // from the node's lookups) is seldom the lookup's final closest: the query ahead to it was
-  // bytes spent for nothing (docs/BENCHMARKS.md, "Reads ahead only near the key").
+  // bytes spent for nothing (docs/BENCHMARKS.md, "Reads ahead only near the key"). Off by
+  // default: a node that has looked up little estimates the distance poorly, and the saving
+  // measured where it saved anything was small.
   aheadRadius: {
     ...limit(
       'ahead-radius',
