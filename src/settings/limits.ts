@@ -49,14 +49,13 @@ export const LIMITS = {
   },
   // A peer farther from a key than a few times the distance its closest usually is (learnt
   // from the node's lookups) is seldom the lookup's final closest: the query ahead to it was
-  // bytes spent for nothing (docs/BENCHMARKS.md, "Reads ahead only near the key"). Off by
-  // default: a node that has looked up little estimates the distance poorly, and the saving
-  // measured where it saved anything was small.
+  // bytes spent for nothing (docs/BENCHMARKS.md, "Reads ahead only near the key": fewer
+  // bytes, the same round trips). The estimate is widened while a node has looked up little.
   aheadRadius: {
     ...limit(
       'ahead-radius',
       "reads ahead go in full only to peers within this many times the expected distance of a key's closest peer, as the node's lookups estimate it (smaller: fewer bytes, more round trips); 0: to any",
-      0,
+      3,
       0,
       1000,
     ),
