@@ -15,18 +15,7 @@ import type { Network } from '../../src/node/network.ts';
 import { readAhead } from '../../src/node/read-ahead.ts';
 import { ClosestDistance } from '../../src/node/swarm-size.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
-
-/** A deterministic stream of numbers in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+import { rng } from '../support/swarm.ts';
 
 /** The distances of the three closest of `n` evenly spread ids to a random key. */
 function lookupResult(n: number, next: () => number): number[] {
@@ -39,7 +28,7 @@ function lookupResult(n: number, next: () => number): number[] {
 describe('how far a key’s closest peer is (ClosestDistance)', () => {
   it('estimates the swarm size from its lookups, within a quarter at 100 and 2000 nodes', () => {
     for (const n of [100, 2000]) {
-      const next = random(1);
+      const next = rng(1);
       const est = new ClosestDistance();
       for (let i = 0; i < 64; i++) est.record(lookupResult(n, next));
       const size = est.swarmSize() as number;
