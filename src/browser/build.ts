@@ -3,7 +3,8 @@
  * pages, with esbuild. The source is the one Node runs; three things differ in the bundle:
  * - src/net/platform.ts → platform.browser.ts (WebSockets and relays; no TCP, no AutoNAT, no
  *   relay server), as libp2p's own packages swap files through their `browser` fields;
- * - `node:crypto` → src/browser/shims/crypto.ts, `node:events` → the `events` package, the global
+ * - `node:crypto` → src/browser/shims/crypto.ts, `node:zlib` → shims/zlib.ts (none: queries go
+ *   plain), `node:events` → the `events` package, the global
  *   `Buffer` → the `buffer` package: small shims instead of edits to the source, which keeps
  *   Node's native crypto on the hot paths of the simulator;
  * - packages resolve with the `browser` condition (libp2p's browser gater, user agent, …), and
@@ -73,6 +74,7 @@ export function browserBuildOptions(outfile: string): BuildOptions {
     alias: {
       'node:crypto': join(ROOT, 'src', 'browser', 'shims', 'crypto.ts'),
       'node:events': 'events',
+      'node:zlib': join(ROOT, 'src', 'browser', 'shims', 'zlib.ts'),
     },
     inject: [join(ROOT, 'src', 'browser', 'shims', 'buffer.ts')],
     plugins: [platformSwap, englishOnly],

@@ -5,6 +5,7 @@ import type { Multiaddr } from '@multiformats/multiaddr';
 import {
   decodeResponse,
   encodeMessage,
+  encodeRequest,
   INDEX_PROTOCOL,
   type OkResponse,
   type Request,
@@ -38,7 +39,12 @@ export interface ClientOptions {
    * Without them every exchange has `timeoutMs`.
    */
   roundTrips?: { dial: Deadlines; request: Deadlines };
+  /** A query's profile deflated (query-deflate.ts); default on. */
+  deflate?: boolean;
 }
+
+/** Peers remembered as reading only plain queries; the oldest forgotten past this many. */
+const MAX_PLAIN_ONLY = 4096;
 
 /**
  * Sends one request on a fresh stream of the cidx protocol, on the connection libp2p holds to
@@ -49,6 +55,8 @@ export class IndexClient {
   readonly #libp2p: CidxLibp2p;
   readonly #opts: ClientOptions;
   readonly #meter: Meter;
+  /** Peers that answered a deflated query with bad-request: nodes that predate it. */
+  readonly #plainOnly = new BoundedSet(MAX_PLAIN_ONLY);
 
   constructor(libp2p: CidxLibp2p, opts: ClientOptions, meter: Meter) {
     this.#libp2p = libp2p;
@@ -57,17 +65,37 @@ export class IndexClient {
   }
 
   async request(peer: PeerId | Multiaddr, req: Request, outer?: AbortSignal): Promise<OkResponse> {
-    const bytes = encodeMessage(req);
-    if (bytes.length > this.#opts.maxFrameBytes) {
+    const id = peerIdOf(peer);
+    const plain = encodeMessage(req);
+    if (plain.length > this.#opts.maxFrameBytes) {
       throw new RangeError(
-        `${req.t} request of ${bytes.length} bytes exceeds the ${this.#opts.maxFrameBytes}-byte frame limit`,
+        `${req.t} request of ${plain.length} bytes exceeds the ${this.#opts.maxFrameBytes}-byte frame limit`,
       );
     }
+    const deflated =
+      req.t === 'query' &&
+      this.#opts.deflate !== false &&
+      !(id !== undefined && this.#plainOnly.has(id))
+        ? encodeRequest(req, true)
+        : plain;
     const limit = deadline(this.#opts.timeoutMs, outer);
     try {
-      const id = peerIdOf(peer);
       const dialled = await this.#connect(peer, id, limit.signal);
-      return await this.#exchange(dialled ?? peer, id, req, bytes, limit.signal);
+      const to = dialled ?? peer;
+      if (deflated.length >= plain.length) {
+        return await this.#exchange(to, id, req, plain, limit.signal);
+      }
+      try {
+        return await this.#exchange(to, id, req, deflated, limit.signal);
+      } catch (err) {
+        // A node that predates deflated profiles reads a query without one: bad-request. It
+        // is asked again as before, and from now on only so.
+        const older =
+          err instanceof RemoteError && err.code === 'bad-request' && /profile/.test(err.message);
+        if (!older || id === undefined) throw err;
+        this.#plainOnly.add(id);
+        return await this.#exchange(to, id, req, plain, limit.signal);
+      }
     } finally {
       limit.clear();
     }
@@ -158,4 +186,24 @@ export class IndexClient {
 function peerIdOf(peer: PeerId | Multiaddr): string | undefined {
   if ('getComponents' in peer) return peer.getComponents().findLast((c) => c.name === 'p2p')?.value;
   return peer.toString();
+}
+
+/** A set that forgets its oldest member past `max`. */
+class BoundedSet {
+  readonly #items = new Set<string>();
+  readonly #max: number;
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  has(item: string): boolean {
+    return this.#items.has(item);
+  }
+
+  add(item: string): void {
+    this.#items.add(item);
+    if (this.#items.size > this.#max)
+      this.#items.delete(this.#items.values().next().value as string);
+  }
 }

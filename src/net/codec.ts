@@ -10,6 +10,7 @@ import type { SignedBlob } from '../index/records.ts';
 import { MAX_SEEN_BYTES, MAX_SEEN_HASHES } from '../index/seen-filter.ts';
 import type { ParseOptions } from '../profile/parse.ts';
 import { MAX_K } from '../settings/table.ts';
+import { deflateProfile, inflateProfile } from './query-deflate.ts';
 import { STRICT_CBOR } from './records.ts';
 import { checkWireCounts, wireProfileSchema } from './wire-profile.ts';
 
@@ -160,13 +161,44 @@ export function encodeMessage(message: Request | Response): Uint8Array {
 }
 
 /**
+ * A request's frame; with `deflate`, a query's profile deflated into `pz` where that is
+ * shorter (query-deflate.ts).
+ */
+export function encodeRequest(req: Request, deflate: boolean): Uint8Array {
+  if (!deflate || req.t !== 'query') return encode(req);
+  const pz = deflateProfile(req.profile);
+  if (pz === undefined) return encode(req);
+  const { profile: _, ...rest } = req;
+  return encode({ ...rest, pz });
+}
+
+/** The bound on what a query's `pz` may inflate to when the caller gives none. */
+export const MAX_INFLATED_PROFILE_BYTES = 1 << 20;
+
+/**
  * `limits`: a query's profile is counted against them before the schema walks it, so a frame
  * full of tiny attributes costs a length check, not a full validation.
  */
-export function decodeRequest(bytes: Uint8Array, limits?: ParseOptions): Request {
+export function decodeRequest(
+  bytes: Uint8Array,
+  limits?: ParseOptions,
+  maxInflated = MAX_INFLATED_PROFILE_BYTES,
+): Request {
   return decodeWith(requestSchema, bytes, 'request', (raw) => {
-    if (limits === undefined || typeof raw !== 'object' || raw === null) return;
-    const profile = (raw as { profile?: unknown }).profile;
+    if (typeof raw !== 'object' || raw === null) return;
+    const q = raw as { t?: unknown; profile?: unknown; pz?: unknown };
+    if (q.t === 'query' && 'pz' in q) {
+      if (!(q.pz instanceof Uint8Array)) throw new CodecError('request: pz must be a byte string');
+      if ('profile' in q) throw new CodecError('request: a query holds profile or pz, not both');
+      try {
+        q.profile = inflateProfile(q.pz, maxInflated);
+      } catch (err) {
+        throw new CodecError(`request: ${(err as Error).message}`);
+      }
+      delete q.pz;
+    }
+    if (limits === undefined) return;
+    const profile = q.profile;
     if (typeof profile !== 'object' || profile === null) return;
     try {
       checkWireCounts(profile, limits);

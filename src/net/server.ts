@@ -139,7 +139,7 @@ export class IndexServer {
       const raw = (await lp.read({ signal })).subarray();
       let req: Request | undefined;
       try {
-        req = decodeRequest(raw, this.#opts.profileLimits);
+        req = decodeRequest(raw, this.#opts.profileLimits, this.#opts.maxFrameBytes);
         type = req.t;
       } catch (err) {
         res = fail('bad-request', (err as Error).message);

@@ -11,6 +11,7 @@
  * {toString: 0} made decodeRequest / decodeResponse throw a TypeError (String() of it, for the
  * wrong-version message).
  */
+import { deflateRawSync } from 'node:zlib';
 import { encode } from 'cborg';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ import {
   decodeResponse,
   ERROR_CODES,
   encodeMessage,
+  encodeRequest,
   MAX_K,
   type Request,
   type Response,
@@ -177,6 +179,12 @@ const WRONG_VERSIONS: unknown[] = [
   -(2n ** 64n),
 ];
 
+/** A query of `r`'s fields without its profile, for a `pz` in its place. */
+function bare(r: object): Record<string, unknown> {
+  const { profile: _, ...rest } = r as Record<string, unknown>;
+  return { ...rest, t: 'query', key: new Uint8Array([1]), k: 5 };
+}
+
 describe('wire codec under hostile frames', () => {
   const requestFrames = fc.oneof(
     fc.uint8Array({ maxLength: 300 }),
@@ -188,6 +196,14 @@ describe('wire codec under hostile frames', () => {
     fc
       .tuple(validRequest, hostileWireProfile, fc.oneof(count, hostileNumber))
       .map(([r, profile, k]) => cbor({ ...r, t: 'query', key: new Uint8Array([1]), profile, k })),
+    // Deflated profiles: hostile ones, bytes that are not DEFLATE, and damaged valid ones.
+    fc
+      .tuple(validRequest, hostileWireProfile)
+      .map(([r, profile]) => cbor({ ...bare(r), pz: deflateRawSync(cbor(profile)) })),
+    fc
+      .tuple(validRequest, fc.uint8Array({ maxLength: 300 }))
+      .map(([r, pz]) => cbor({ ...bare(r), pz })),
+    mutated(validRequest.map((r) => encodeRequest(r, true))),
     cborValue.map(cbor),
   );
 
@@ -242,6 +258,7 @@ describe('wire codec under hostile frames', () => {
     fc.assert(
       fc.property(validRequest, (r) => {
         expect(decodeRequest(encodeMessage(r))).toEqual(zeroes(r));
+        expect(decodeRequest(encodeRequest(r, true))).toEqual(zeroes(r));
       }),
       { numRuns: RUNS },
     );

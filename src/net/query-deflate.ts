@@ -1,0 +1,42 @@
+/**
+ * A query's profile, deflated. A query carries the searcher's whole profile, and its attribute
+ * names are words, which DEFLATE halves (docs/BENCHMARKS.md, "Query profiles deflated"); the
+ * rest of a query is a key and a digest, which do not compress. The query then carries `pz`,
+ * the raw DEFLATE of the profile's CBOR, in place of `profile`. A node that predates `pz`
+ * answers bad-request, and the client sends the query again as it was (client.ts). Node's zlib
+ * is used: it bounds what an inflate may produce (`maxOutputLength`), which a bomb needs.
+ */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { decode, encode } from 'cborg';
+import { STRICT_CBOR } from './records.ts';
+import type { WireProfile } from './wire-profile.ts';
+
+/** The profile's deflated CBOR, or none where that is not shorter (or zlib is missing). */
+export function deflateProfile(profile: WireProfile): Uint8Array | undefined {
+  const plain = encode(profile);
+  try {
+    const z = deflateRawSync(plain);
+    return z.length < plain.length ? z : undefined;
+  } catch {
+    return undefined; // a page's bundle has no zlib (src/browser/shims/zlib.ts): plain then
+  }
+}
+
+/**
+ * The profile `pz` holds, as CBOR decoded (the schema checks it next); throws with the reason
+ * when it is not DEFLATE or inflates past `maxBytes`, as large as a frame may be.
+ */
+export function inflateProfile(pz: Uint8Array, maxBytes: number): unknown {
+  let plain: Uint8Array;
+  try {
+    plain = inflateRawSync(pz, { maxOutputLength: maxBytes });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    throw new Error(
+      code === 'ERR_BUFFER_TOO_LARGE'
+        ? `pz: the deflated profile inflates past ${maxBytes} bytes`
+        : `pz: the deflated profile is not raw DEFLATE (${(err as Error).message})`,
+    );
+  }
+  return decode(plain, STRICT_CBOR);
+}
