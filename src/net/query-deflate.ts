@@ -15,7 +15,9 @@ import type { WireProfile } from './wire-profile.ts';
 export function deflateProfile(profile: WireProfile): Uint8Array | undefined {
   const plain = encode(profile);
   try {
-    const z = deflateRawSync(plain);
+    // A profile is a few KiB at most: a 1 KiB window finds its repeats, and costs a few KiB of
+    // memory a call instead of zlib's default 256 KiB. Any inflater reads it.
+    const z = deflateRawSync(plain, { windowBits: 10, memLevel: 5 });
     return z.length < plain.length ? z : undefined;
   } catch {
     return undefined; // a page's bundle has no zlib (src/browser/shims/zlib.ts): plain then
