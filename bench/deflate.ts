@@ -2,7 +2,8 @@
  * npm run bench:deflate — what deflating a profile saves on the wire (src/net/query-deflate.ts):
  * for the corpus's query and community profiles (`npm run data` first), the bytes of each
  * profile's CBOR, as a query sends it (deflated where that is shorter), and with brotli for comparison; and the CPU µs
- * to encode and deflate one, and to inflate one (the mean over every profile, 5 passes, after a warm-up).
+ * to encode and deflate one, and to inflate one (the mean over every profile, in the least
+ * of 7 passes after a warm-up).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,12 +26,18 @@ const { values } = benchArgs('bench:deflate', {
 });
 const LIMIT = wholeNumber('profiles', values.profiles, 1);
 
-const cpuUs = (f: () => void, passes = 5): number => {
-  f(); // warm-up
-  const t0 = process.cpuUsage();
-  for (let i = 0; i < passes; i++) f();
-  const t = process.cpuUsage(t0);
-  return (t.user + t.system) / passes;
+/** CPU µs of one call of `f`: the least of 7 timed passes after a warm-up (the GC's pauses
+ * and the JIT land in some passes, not in what one call costs). */
+const cpuUs = (f: () => void): number => {
+  f();
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 7; i++) {
+    const t0 = process.cpuUsage();
+    f();
+    const t = process.cpuUsage(t0);
+    best = Math.min(best, t.user + t.system);
+  }
+  return best;
 };
 
 console.log(`# bench:deflate — ${new Date().toISOString()}\n`);
