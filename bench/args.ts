@@ -8,7 +8,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 /** `--child` is how a benchmark starts its own child process: not for users. */
 const INTERNAL = new Set(['child']);
 
-export function usageOf(script: string, config: ParseArgsConfig, notes = ''): string {
+function usageOf(script: string, config: ParseArgsConfig, notes = ''): string {
   const flags = Object.entries(config.options ?? {})
     .filter(([name]) => !INTERNAL.has(name))
     .map(([name, o]) => {

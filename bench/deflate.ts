@@ -52,8 +52,9 @@ for (const file of values.files.split(',')) {
     .map((l) => profileToWire(parseProfile(JSON.parse(l))));
   const plain = wires.map((w) => encode(w));
   // As sent: deflated where that is shorter, else plain.
-  const sent = wires.map((w) => deflateProfile(w) ?? encode(w));
-  const deflated = wires.flatMap((w) => deflateProfile(w) ?? []);
+  const maybe = wires.map((w) => deflateProfile(w));
+  const sent = maybe.map((z, i) => z ?? (plain[i] as Uint8Array));
+  const deflated = maybe.flatMap((z) => z ?? []);
   const brotli = plain.map((b) =>
     brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }),
   );

@@ -27,15 +27,16 @@ import { bandCollisionProbability, type JaccardPair, jaccardPairs } from '../tes
 import { benchArgs } from './args.ts';
 
 const { MinHashFactory } = bloomFilters;
+const SECTIONS = ['timings', 'collisions', 'raw', 'rmse'];
 const { values: flags } = benchArgs(
   'bench:lsh',
   { options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } },
-  '  --only: one section of timings, collisions, raw, rmse',
+  `  --only: one section of ${SECTIONS.join(', ')}`,
 );
 const quick = flags.quick;
 const only = flags.only;
-if (only !== undefined && !['timings', 'collisions', 'raw', 'rmse'].includes(only)) {
-  console.error(`--only: one of timings, collisions, raw, rmse, not "${only}"`);
+if (only !== undefined && !SECTIONS.includes(only)) {
+  console.error(`--only: one of ${SECTIONS.join(', ')}, not "${only}"`);
   process.exit(2);
 }
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -56,7 +56,7 @@ export class IndexClient {
   readonly #opts: ClientOptions;
   readonly #meter: Meter;
   /** Peers that answered a deflated query with bad-request: nodes that predate it. */
-  readonly #plainOnly = new BoundedSet(MAX_PLAIN_ONLY);
+  readonly #plainOnly = new Set<string>();
 
   constructor(libp2p: CidxLibp2p, opts: ClientOptions, meter: Meter) {
     this.#libp2p = libp2p;
@@ -94,6 +94,8 @@ export class IndexClient {
           err instanceof RemoteError && err.code === 'bad-request' && /profile/.test(err.message);
         if (!older || id === undefined) throw err;
         this.#plainOnly.add(id);
+        if (this.#plainOnly.size > MAX_PLAIN_ONLY)
+          this.#plainOnly.delete(this.#plainOnly.values().next().value as string);
         return await this.#exchange(to, id, req, plain, limit.signal);
       }
     } finally {
@@ -186,24 +188,4 @@ export class IndexClient {
 function peerIdOf(peer: PeerId | Multiaddr): string | undefined {
   if ('getComponents' in peer) return peer.getComponents().findLast((c) => c.name === 'p2p')?.value;
   return peer.toString();
-}
-
-/** A set that forgets its oldest member past `max`. */
-class BoundedSet {
-  readonly #items = new Set<string>();
-  readonly #max: number;
-
-  constructor(max: number) {
-    this.#max = max;
-  }
-
-  has(item: string): boolean {
-    return this.#items.has(item);
-  }
-
-  add(item: string): void {
-    this.#items.add(item);
-    if (this.#items.size > this.#max)
-      this.#items.delete(this.#items.values().next().value as string);
-  }
 }

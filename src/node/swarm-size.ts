@@ -13,8 +13,8 @@
  * window of lookups.
  */
 export class ClosestDistance {
-  readonly #ranks: number[] = [];
-  readonly #distances: number[] = [];
+  /** The window's lookups, oldest first: rank r and distance d_r of each. */
+  readonly #samples: { r: number; d: number }[] = [];
   #rankSum = 0;
   #distanceSum = 0;
 
@@ -37,19 +37,19 @@ export class ClosestDistance {
     const d = distances[r - 1];
     // A lookup that found nothing, or a distance of 0 (a key equal to an id), tells no density.
     if (r === 0 || d === undefined || !(d > 0) || d > 1) return;
-    this.#ranks.push(r);
-    this.#distances.push(d);
+    this.#samples.push({ r, d });
     this.#rankSum += r;
     this.#distanceSum += d;
-    if (this.#ranks.length > this.window) {
-      this.#rankSum -= this.#ranks.shift() as number;
-      this.#distanceSum -= this.#distances.shift() as number;
+    if (this.#samples.length > this.window) {
+      const old = this.#samples.shift() as { r: number; d: number };
+      this.#rankSum -= old.r;
+      this.#distanceSum -= old.d;
     }
   }
 
   /** Nodes in the swarm, as the window estimates it; none before `minSamples` lookups. */
   swarmSize(): number | undefined {
-    if (this.#ranks.length < this.minSamples || !(this.#distanceSum > 0)) return undefined;
+    if (this.#samples.length < this.minSamples || !(this.#distanceSum > 0)) return undefined;
     return this.#rankSum / this.#distanceSum;
   }
 
