@@ -253,7 +253,6 @@ export class Run implements RunContext {
     this.world.recordTtlMs = timing.recordTtlMs;
     this.swarm = this.mode.create(
       {
-        runId: `${process.pid}-${this.startedAt}`,
         node: { ...node, swarm: node.swarm ?? {} },
         settings: structuredClone(this.config),
         ...(this.network ? { network: { ...this.network, seed: this.seed } } : {}),

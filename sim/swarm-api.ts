@@ -118,8 +118,6 @@ export interface ProcessFigures {
 
 /** What every node of a swarm is started with. */
 export interface SwarmConfig {
-  /** Unique per run: names the nodes' addresses. */
-  runId: string;
   node: Pick<NodeOptions, 'timing' | 'limits' | 'dht' | 'peerRecords'> & {
     swarm: Partial<SwarmParams>;
   };

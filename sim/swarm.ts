@@ -4,6 +4,7 @@ import type { Profile } from '../src/profile/profile.ts';
 import { bootstrapOf, inProcessStarts, startInTurn } from './join-order.ts';
 import type { NetworkStats } from './network/member.ts';
 import { SimNetwork } from './network/network.ts';
+import { simNodeAddr } from './node-addr.ts';
 import { emptyCounters, simNodeOptions } from './node-options.ts';
 import type { Rng } from './random.ts';
 import type {
@@ -126,7 +127,7 @@ export class InProcessSwarm implements SimSwarm {
       transportFactory: on.transport,
       connectionGater: on.gater,
       encryption: 'plaintext',
-      listen: [`/memory/sim-${this.#config.runId}-${index}`],
+      listen: [simNodeAddr(index)],
       bootstrap: boot,
       ...simNodeOptions(this.#config, this.meter, c),
     });

@@ -2,13 +2,14 @@
  * What the simulator's main thread and a shard (a worker thread hosting a slice of the swarm's
  * nodes) say to each other. Everything crosses by structured clone: profiles travel as their
  * JSON, errors as name and message. Node i runs in shard i mod the number of shards and listens
- * on `/memory/sim-<run>-<i>` (shardOf).
+ * on `simNodeAddr(i)` (locate).
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { StreamTraffic } from '../../src/net/wire-meter.ts';
 import type { ProfileJSON } from '../../src/profile/profile.ts';
 import type { NetworkStats } from '../network/member.ts';
 import type { Region } from '../network/regions.ts';
+import { simNodeIndex } from '../node-addr.ts';
 import type { PeerInfo, SwarmConfig, SwarmCounters } from '../swarm-api.ts';
 
 /** Given to a shard when its worker starts. */
@@ -74,12 +75,12 @@ export type ShardReply =
   | { id: number; ok: false; error: { name: string; message: string } };
 
 /**
- * The shard and network name (`n<i>`) of the node listening at `/memory/sim-<run>-<i>`
- * (undefined for another address).
+ * The shard and network name (`n<i>`) of the node listening at `simNodeAddr(i)` (undefined for
+ * another address).
  */
 export function locate(addr: string, shards: number): { shard: number; name: string } | undefined {
-  const m = /-(\d+)$/.exec(addr);
-  return m === null ? undefined : { shard: Number(m[1]) % shards, name: `n${m[1]}` };
+  const i = simNodeIndex(addr);
+  return i === undefined ? undefined : { shard: i % shards, name: `n${i}` };
 }
 
 /** The run's network model as it crosses to a thread (a region table as its data). */

@@ -12,6 +12,7 @@ import { CidxNode } from '../../src/node/node.ts';
 import { parseProfile } from '../../src/profile/parse.ts';
 import { SimNetwork } from '../network/network.ts';
 import { RegionTable } from '../network/regions.ts';
+import { simNodeAddr } from '../node-addr.ts';
 import { emptyCounters, simNodeOptions } from '../node-options.ts';
 import {
   locate,
@@ -53,7 +54,7 @@ class ShardHost {
   async #start(index: number, bootstrap: string[]): Promise<{ addrs: string[] }> {
     const { config, shard, shards } = this.#init;
     if (this.#nodes.has(index)) throw new Error(`node ${index} already runs in shard ${shard}`);
-    const self = `/memory/sim-${config.runId}-${index}`;
+    const self = simNodeAddr(index);
     const on = this.#net.join(`n${index}`); // the name locate() gives its address
     const node = await CidxNode.create({
       transport: 'memory',

@@ -93,7 +93,6 @@ describe('a scenario on 12 nodes in 3 worker threads', () => {
   it('reports a node that cannot start, and ends its threads', async () => {
     const swarm = new ShardedSwarm(
       {
-        runId: 'bad',
         node: { swarm: {}, timing: { requestTimeoutMs: -1 } },
         settings: {},
       },
@@ -134,7 +133,7 @@ at +0s search communities exact from=2-7
 describe('a connection between two threads', () => {
   it('takes the round trips the model gives it: to open, and for every request', async () => {
     const swarm = new ShardedSwarm(
-      { runId: 'rtt', node: { swarm: {} }, settings: {}, network: { seed: 1, latencyMs: 50 } },
+      { node: { swarm: {} }, settings: {}, network: { seed: 1, latencyMs: 50 } },
       new Rng(1, 'workers-rtt'),
       2,
     );
