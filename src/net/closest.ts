@@ -77,6 +77,14 @@ export interface LookupStop {
   onOverdue?: (peer: PeerId) => void;
   /** `peer` answered a query of the lookup. */
   onAnswer?: (peer: PeerId) => void;
+  /**
+   * Kademlia's own end: once the `converged` closest peers the lookup has heard of (those that
+   * failed or were given up on left out) have all answered, it ends, without waiting for its
+   * queries to farther peers. kad-dht ends each of its disjoint paths on its own closest peers
+   * and waits for every query in flight, so a lookup lasted as long as its slowest path's
+   * farthest query — often a new connection to a far peer (docs/RESULTS.md). 0 or unset: off.
+   */
+  converged?: number;
 }
 
 /**
@@ -104,7 +112,7 @@ export async function closestPeers(
   const final: PeerId[] = [];
   const heard: PeerId[] = [];
   const depth = new Map<string, number>();
-  const ender = stop === undefined ? undefined : new LookupEnder(stop);
+  const ender = stop === undefined ? undefined : new LookupEnder(stop, self, distanceFrom(key));
   const lookup = ender === undefined ? signal : AbortSignal.any([signal, ender.signal]);
   let messages = 0;
   try {
@@ -114,12 +122,14 @@ export async function closestPeers(
       else if (ev.name === 'SEND_QUERY') {
         messages++;
         if (!depth.has(ev.to.toString())) depth.set(ev.to.toString(), 1);
+        ender?.heard(ev.to);
         onHeard?.([ev.to]);
       } else if (ev.name === 'FINAL_PEER') final.push(ev.peer.id);
       else if (ev.name === 'PEER_RESPONSE') {
         const d = (depth.get(ev.from.toString()) ?? 1) + 1;
         for (const p of ev.closer) {
           heard.push(p.id);
+          ender?.heard(p.id);
           const k = p.id.toString();
           if ((depth.get(k) ?? Number.POSITIVE_INFINITY) > d) depth.set(k, d);
         }
@@ -160,13 +170,26 @@ class LookupEnder {
   readonly #pending = new Map<string, { peer: PeerId; at: number }>();
   readonly #given = new Set<string>();
   readonly #answered = new Map<string, PeerId>();
+  /** Every peer the lookup heard of but the node itself: id → distance to the key. */
+  readonly #heard = new Map<string, number>();
+  readonly #self: PeerId;
+  readonly #distance: (peer: PeerId) => number;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** When the armed timer fires (performance.now()). */
   #timerAt = Number.NaN;
   ended = false;
 
-  constructor(stop: LookupStop) {
+  constructor(stop: LookupStop, self: PeerId, distance: (peer: PeerId) => number) {
     this.#stop = stop;
+    this.#self = self;
+    this.#distance = distance;
+  }
+
+  /** The lookup heard of `peer` (it is queried, or an answer named it). */
+  heard(peer: PeerId): void {
+    const id = peer.toString();
+    if (this.#heard.has(id) || peer.equals(this.#self)) return;
+    this.#heard.set(id, this.#distance(peer));
   }
 
   get signal(): AbortSignal {
@@ -186,13 +209,40 @@ class LookupEnder {
     const id = peer.toString();
     this.#pending.delete(id);
     this.#answered.set(id, peer);
-    this.#arm();
+    if (this.#converged()) this.#end();
+    else this.#arm();
   }
 
   failed(peer: PeerId): void {
     this.#pending.delete(peer.toString());
     this.#given.add(peer.toString());
-    this.#arm();
+    if (this.#converged()) this.#end();
+    else this.#arm();
+  }
+
+  /** Whether the `converged` closest peers heard of, less those failed, have all answered. */
+  #converged(): boolean {
+    const k = this.#stop.converged ?? 0;
+    if (k <= 0 || this.ended || this.#answered.size < k) return false;
+    const closest: [string, number][] = [];
+    for (const [id, d] of this.#heard) {
+      if (this.#given.has(id)) continue;
+      // Keeps the k closest so far, sorted; the lists are a few dozen peers long.
+      if (closest.length === k && d >= (closest[k - 1] as [string, number])[1]) continue;
+      let i = closest.length;
+      while (i > 0 && (closest[i - 1] as [string, number])[1] > d) i--;
+      closest.splice(i, 0, [id, d]);
+      if (closest.length > k) closest.pop();
+    }
+    return closest.length === k && closest.every(([id]) => this.#answered.has(id));
+  }
+
+  /** Ends the lookup now: queries still pending are left, not counted as given up on. */
+  #end(): void {
+    this.clear();
+    this.#pending.clear();
+    this.ended = true;
+    this.#controller.abort(new LookupEnded());
   }
 
   /** The peers that answered (kad-dht's own result holds only those), less those given up on. */

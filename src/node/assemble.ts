@@ -112,6 +112,7 @@ export function assembleNode(
   const network = new Libp2pNetwork(libp2p, client, server, {
     lookupTimeoutMs: timing.lookupTimeoutMs,
     roundTrips: waits,
+    lookupConverged: timing.lookupConverged,
     ...(opts.onLookup ? { onLookup: opts.onLookup } : {}),
   });
   const ctx = createContext(network, {

@@ -20,6 +20,8 @@ export interface Libp2pNetworkOptions {
    * peer no longer holds it up (closest.ts, LookupStop), rather than for kad-dht's own timeout.
    */
   roundTrips?: RoundTrips;
+  /** End a lookup once its n closest peers heard of have answered (closest.ts, LookupStop). */
+  lookupConverged?: number;
   /** Receives the cost of every DHT lookup (the simulator meters them). */
   onLookup?: (dht: DhtName, s: LookupStats) => void;
 }
@@ -64,6 +66,7 @@ export class Libp2pNetwork implements Network {
               w.request.miss(peer.toString());
             },
             onAnswer: (peer) => w.request.heard(peer.toString()),
+            ...((opts.lookupConverged ?? 0) > 0 ? { converged: opts.lookupConverged } : {}),
           };
   }
 
