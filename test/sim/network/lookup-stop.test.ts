@@ -1,3 +1,4 @@
+import type { PeerId } from '@libp2p/interface';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimNetwork } from '../../../sim/network/network.ts';
 import { closestPeers, sortByDistance } from '../../../src/net/closest.ts';
@@ -7,11 +8,12 @@ import { waitFor } from '../../support/swarm.ts';
 import { onNetwork } from './hosts.ts';
 
 /**
- * A lookup gives up on a query that is overdue and ends with the peers that answered
- * (closest.ts, LookupStop), on real kad-dht instances over the network model. kad-dht's own
- * per-query timeout is set to ten minutes, longer than the test may take: a lookup that waited
- * for kad-dht to give up on the frozen peer would not end in time. Which peer is overdue is decided by the test (the frozen
- * one after 300 ms, the others never), so nothing depends on how fast the machine runs.
+ * A lookup gives up on a query that is overdue and ends with the peers that answered, and ends
+ * once its closest peers heard of have answered (closest.ts, LookupStop), on real kad-dht
+ * instances over the network model. kad-dht's own per-query timeout is set to ten minutes,
+ * longer than the test may take: a lookup that waited for kad-dht to give up on the frozen peer
+ * would not end in time. Which peer is overdue is decided by the test (the frozen one after
+ * 300 ms, or never; the others never), so nothing depends on how fast the machine runs.
  */
 describe('a lookup that meets a peer that stopped answering', () => {
   const hosts: CidxLibp2p[] = [];
@@ -23,33 +25,48 @@ describe('a lookup that meets a peer that stopped answering', () => {
     net = undefined;
   });
 
-  it('passes over it when overdue and ends with the peers that answered', async () => {
-    net = new SimNetwork({ seed: 9, latencyMs: 20 });
-    for (let i = 0; i < 6; i++) {
+  /**
+   * `count` hosts on a new network model, the first connected to all others and holding them
+   * in its routing table (kad-dht's k = `k`; the hosts' default if unset). The peer closest to
+   * the key or the farthest is frozen, and the first host looks the key up, a query to the
+   * frozen peer overdue after `frozenOverdueMs` and to the others after ten minutes.
+   */
+  async function lookupWithFrozen(o: {
+    seed: number;
+    count: number;
+    k?: number;
+    frozen: 'closest' | 'farthest';
+    frozenOverdueMs: number;
+    converged?: number;
+  }) {
+    const model = new SimNetwork({ seed: o.seed, latencyMs: 20 });
+    net = model;
+    for (let i = 0; i < o.count; i++) {
       const h = await createHost({
-        ...onNetwork(net, `p${i}`),
+        ...onNetwork(model, `p${i}`),
         simulation: true,
-        dht: { networkDialTimeout: { minTimeout: 600_000, maxTimeout: 600_000 } },
+        dht: {
+          ...(o.k === undefined ? {} : { kBucketSize: o.k }),
+          networkDialTimeout: { minTimeout: 600_000, maxTimeout: 600_000 },
+        },
       });
       await h.start();
       hosts.push(h);
     }
     const [a, ...others] = hosts as [CidxLibp2p, ...CidxLibp2p[]];
-    for (const o of others) await a.dial(o.getMultiaddrs());
+    for (const other of others) await a.dial(other.getMultiaddrs());
     await waitFor(
       () => routingTableSize(a.services.profiles) === others.length,
       60_000,
       'routing table',
     );
-    const key = new TextEncoder().encode('a key');
+    const key = new TextEncoder().encode(`a key ${o.seed}`);
     const order = sortByDistance(
-      others.map((o) => o.peerId),
+      others.map((h) => h.peerId),
       key,
     );
-    const frozenId = order[0];
-    const frozenIndex = others.findIndex((o) => o.peerId.equals(frozenId));
-    expect(frozenIndex).toBeGreaterThanOrEqual(0);
-    net.freeze([`p${frozenIndex + 1}`]);
+    const frozen = (o.frozen === 'closest' ? order[0] : order.at(-1)) as PeerId;
+    model.freeze([`p${others.findIndex((h) => h.peerId.equals(frozen)) + 1}`]);
     const overdue: string[] = [];
     const answered: string[] = [];
     const found = await closestPeers(
@@ -60,91 +77,69 @@ describe('a lookup that meets a peer that stopped answering', () => {
       undefined,
       undefined,
       {
-        overdueMs: (p) => (p.equals(frozenId) ? 300 : 600_000),
-        // The frozen peer is the closest heard of: the lookup cannot end as converged
-        // without it, and waits until it is overdue.
-        converged: 3,
+        overdueMs: (p) => (p.equals(frozen) ? o.frozenOverdueMs : 600_000),
         onOverdue: (p) => overdue.push(p.toString()),
         // What tells the node a peer it gave up on answers again (Network.unresponsive).
         onAnswer: (p) => answered.push(p.toString()),
+        ...(o.converged === undefined ? {} : { converged: o.converged }),
       },
     );
-    expect(overdue).toEqual([frozenId?.toString()]);
-    expect(answered).not.toContain(frozenId?.toString());
-    expect(answered).toContain(order[1]?.toString());
-    const ids = found.map(String);
-    expect(ids).not.toContain(frozenId?.toString());
-    // The closest live peers are there, closest first, with the node itself (it serves).
-    for (const p of order.slice(1, 4)) expect(ids).toContain(p.toString());
-    expect(ids).toContain(a.peerId.toString());
-  }, 120_000);
-
-  /**
-   * Eight hosts whose routing tables hold each other (k = 20), so the lookup queries all seven
-   * peers at once; the farthest from the key is frozen. Ended as converged, the lookup ends
-   * once the two closest answered; without it, it waits for the frozen peer until it is
-   * overdue. Nothing here is timed: the frozen peer never answers.
-   */
-  async function farPeerFrozen(stop: {
-    converged?: number;
-    overdueMs: number;
-  }): Promise<{ found: string[]; overdue: string[]; order: string[] }> {
-    net = new SimNetwork({ seed: 11, latencyMs: 20 });
-    for (let i = 0; i < 8; i++) {
-      const h = await createHost({
-        ...onNetwork(net, `p${i}`),
-        simulation: true,
-        dht: {
-          kBucketSize: 20,
-          networkDialTimeout: { minTimeout: 600_000, maxTimeout: 600_000 },
-        },
-      });
-      await h.start();
-      hosts.push(h);
-    }
-    const [a, ...others] = hosts as [CidxLibp2p, ...CidxLibp2p[]];
-    for (const o of others) await a.dial(o.getMultiaddrs());
-    await waitFor(
-      () => routingTableSize(a.services.profiles) === others.length,
-      60_000,
-      'routing table',
-    );
-    const key = new TextEncoder().encode('another key');
-    const order = sortByDistance(
-      others.map((o) => o.peerId),
-      key,
-    );
-    const far = order.at(-1);
-    net.freeze([`p${others.findIndex((o) => o.peerId.equals(far)) + 1}`]);
-    const overdue: string[] = [];
-    const found = await closestPeers(
-      a.services.profiles,
-      a.peerId,
-      key,
-      new AbortController().signal,
-      undefined,
-      undefined,
-      {
-        overdueMs: (p) => (p.equals(far) ? stop.overdueMs : 600_000),
-        onOverdue: (p) => overdue.push(p.toString()),
-        ...(stop.converged === undefined ? {} : { converged: stop.converged }),
-      },
-    );
-    return { found: found.map(String), overdue, order: order.map(String) };
+    return {
+      self: a.peerId.toString(),
+      frozen: frozen.toString(),
+      order: order.map(String),
+      found: found.map(String),
+      overdue,
+      answered,
+    };
   }
 
+  it('passes over it when overdue and ends with the peers that answered', async () => {
+    const r = await lookupWithFrozen({
+      seed: 9,
+      count: 6,
+      frozen: 'closest',
+      frozenOverdueMs: 300,
+      // The frozen peer is the closest heard of: the lookup cannot end as converged without
+      // it, and waits until it is overdue.
+      converged: 3,
+    });
+    expect(r.overdue).toEqual([r.frozen]);
+    expect(r.answered).not.toContain(r.frozen);
+    expect(r.answered).toContain(r.order[1]);
+    expect(r.found).not.toContain(r.frozen);
+    // The closest live peers are there, with the node itself (it serves).
+    for (const p of r.order.slice(1, 4)) expect(r.found).toContain(p);
+    expect(r.found).toContain(r.self);
+  }, 120_000);
+
+  // Eight hosts whose routing tables hold each other (k = 20): the lookup queries all seven
+  // peers at once, the farthest from the key frozen. Nothing here is timed: it never answers.
   it('ends once the closest peers heard of answered, without waiting for a farther one', async () => {
-    const { found, overdue, order } = await farPeerFrozen({ converged: 2, overdueMs: 600_000 });
-    expect(overdue).toEqual([]);
-    expect(found).toContain(order[0]);
-    expect(found).toContain(order[1]);
-    expect(found).not.toContain(order.at(-1));
+    const r = await lookupWithFrozen({
+      seed: 11,
+      count: 8,
+      k: 20,
+      frozen: 'farthest',
+      frozenOverdueMs: 600_000,
+      converged: 2,
+    });
+    expect(r.overdue).toEqual([]);
+    expect(r.found).toContain(r.order[0]);
+    expect(r.found).toContain(r.order[1]);
+    expect(r.found).not.toContain(r.frozen);
   }, 120_000);
 
   it('without that end, waits for the farther peer until it is overdue', async () => {
-    const { found, overdue, order } = await farPeerFrozen({ overdueMs: 300 });
-    expect(overdue).toEqual([order.at(-1)]);
-    expect(found).toContain(order[0]);
-    expect(found).not.toContain(order.at(-1));
+    const r = await lookupWithFrozen({
+      seed: 11,
+      count: 8,
+      k: 20,
+      frozen: 'farthest',
+      frozenOverdueMs: 300,
+    });
+    expect(r.overdue).toEqual([r.frozen]);
+    expect(r.found).toContain(r.order[0]);
+    expect(r.found).not.toContain(r.frozen);
   }, 120_000);
 });
