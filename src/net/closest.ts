@@ -59,6 +59,7 @@ export interface LookupStats {
   messages: number;
   hops: number;
   ms: number;
+  /** The peers it ended with (kad-dht's final ones, those that answered, or those heard of). */
   found: number;
 }
 
@@ -147,7 +148,7 @@ export async function closestPeers(
   if (onStats) {
     const closest = sorted.find((p) => !p.equals(self));
     const hops = closest === undefined ? 0 : (depth.get(closest.toString()) ?? 1);
-    onStats({ messages, hops, ms: Date.now() - started, found: final.length });
+    onStats({ messages, hops, ms: Date.now() - started, found: found.length });
   }
   return sorted;
 }
