@@ -4,8 +4,8 @@ import { lpStream } from '@libp2p/utils';
 import type { Multiaddr } from '@multiformats/multiaddr';
 import {
   decodeResponse,
+  deflatedQuery,
   encodeMessage,
-  encodeRequest,
   INDEX_PROTOCOL,
   type OkResponse,
   type Request,
@@ -72,19 +72,16 @@ export class IndexClient {
         `${req.t} request of ${plain.length} bytes exceeds the ${this.#opts.maxFrameBytes}-byte frame limit`,
       );
     }
+    // Shorter than `plain` whenever there is one: pz is shorter than the profile it replaces.
     const deflated =
-      req.t === 'query' &&
-      this.#opts.deflate !== false &&
-      !(id !== undefined && this.#plainOnly.has(id))
-        ? encodeRequest(req, true)
-        : plain;
+      this.#opts.deflate !== false && !(id !== undefined && this.#plainOnly.has(id))
+        ? deflatedQuery(req)
+        : undefined;
     const limit = deadline(this.#opts.timeoutMs, outer);
     try {
       const dialled = await this.#connect(peer, id, limit.signal);
       const to = dialled ?? peer;
-      if (deflated.length >= plain.length) {
-        return await this.#exchange(to, id, req, plain, limit.signal);
-      }
+      if (deflated === undefined) return await this.#exchange(to, id, req, plain, limit.signal);
       try {
         return await this.#exchange(to, id, req, deflated, limit.signal);
       } catch (err) {

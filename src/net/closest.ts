@@ -175,6 +175,8 @@ class LookupEnder {
   readonly #heard = new Map<string, number>();
   readonly #self: PeerId;
   readonly #distance: (peer: PeerId) => number;
+  /** `LookupStop.converged`: 0 when off. */
+  readonly #converge: number;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** When the armed timer fires (performance.now()). */
   #timerAt = Number.NaN;
@@ -184,10 +186,12 @@ class LookupEnder {
     this.#stop = stop;
     this.#self = self;
     this.#distance = distance;
+    this.#converge = stop.converged ?? 0;
   }
 
   /** The lookup heard of `peer` (it is queried, or an answer named it). */
   heard(peer: PeerId): void {
+    if (this.#converge <= 0) return; // only the converged end reads them
     const id = peer.toString();
     if (this.#heard.has(id) || peer.equals(this.#self)) return;
     this.#heard.set(id, this.#distance(peer));
@@ -223,18 +227,13 @@ class LookupEnder {
 
   /** Whether the `converged` closest peers heard of, less those failed, have all answered. */
   #converged(): boolean {
-    const k = this.#stop.converged ?? 0;
+    const k = this.#converge;
     if (k <= 0 || this.ended || this.#answered.size < k) return false;
-    const closest: [string, number][] = [];
-    for (const [id, d] of this.#heard) {
-      if (this.#given.has(id)) continue;
-      // Keeps the k closest so far, sorted; the lists are a few dozen peers long.
-      if (closest.length === k && d >= (closest[k - 1] as [string, number])[1]) continue;
-      let i = closest.length;
-      while (i > 0 && (closest[i - 1] as [string, number])[1] > d) i--;
-      closest.splice(i, 0, [id, d]);
-      if (closest.length > k) closest.pop();
-    }
+    // A lookup hears of a few dozen peers: sorting them all on each answer costs nothing.
+    const closest = [...this.#heard]
+      .filter(([id]) => !this.#given.has(id))
+      .sort((a, b) => a[1] - b[1])
+      .slice(0, k);
     return closest.length === k && closest.every(([id]) => this.#answered.has(id));
   }
 

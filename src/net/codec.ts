@@ -165,9 +165,15 @@ export function encodeMessage(message: Request | Response): Uint8Array {
  * shorter (query-deflate.ts).
  */
 export function encodeRequest(req: Request, deflate: boolean): Uint8Array {
-  if (!deflate || req.t !== 'query') return encode(req);
+  return (deflate ? deflatedQuery(req) : undefined) ?? encode(req);
+}
+
+/** A query's frame with its profile deflated into `pz`; none for another request, or where
+ * the profile does not deflate shorter. */
+export function deflatedQuery(req: Request): Uint8Array | undefined {
+  if (req.t !== 'query') return undefined;
   const pz = deflateProfile(req.profile);
-  if (pz === undefined) return encode(req);
+  if (pz === undefined) return undefined;
   const { profile: _, ...rest } = req;
   return encode({ ...rest, pz });
 }

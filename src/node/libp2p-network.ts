@@ -66,7 +66,7 @@ export class Libp2pNetwork implements Network {
               w.request.miss(peer.toString());
             },
             onAnswer: (peer) => w.request.heard(peer.toString()),
-            ...((opts.lookupConverged ?? 0) > 0 ? { converged: opts.lookupConverged } : {}),
+            converged: opts.lookupConverged ?? 0,
           };
   }
 
