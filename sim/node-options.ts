@@ -12,7 +12,7 @@ export function emptyCounters(): SwarmCounters {
   return {
     notifications: 0,
     lookups: { count: 0, messages: 0, hops: 0, ms: 0 },
-    searches: { count: 0, requests: 0, peers: 0, repeatQueries: 0 },
+    searches: { count: 0, requests: 0, peers: 0, repeatQueries: 0, keysDropped: 0 },
   };
 }
 
@@ -29,7 +29,7 @@ export function addCounters(
   if (c.lookups)
     for (const k of ['count', 'messages', 'hops', 'ms'] as const) out.lookups[k] += c.lookups[k];
   if (c.searches)
-    for (const k of ['count', 'requests', 'peers', 'repeatQueries'] as const)
+    for (const k of ['count', 'requests', 'peers', 'repeatQueries', 'keysDropped'] as const)
       out.searches[k] += c.searches[k];
 }
 
@@ -69,6 +69,7 @@ export function simNodeOptions(
       c.searches.requests += s.requests;
       c.searches.peers += s.peers;
       c.searches.repeatQueries += s.repeatQueries;
+      c.searches.keysDropped += s.keysDropped;
     },
   };
 }

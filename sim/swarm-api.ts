@@ -45,8 +45,17 @@ export interface SwarmCounters {
   notifications: number;
   /** DHT lookups: how many, and their messages, hops and time in total. */
   lookups: { count: number; messages: number; hops: number; ms: number };
-  /** Searches: how many, and their requests, distinct peers asked and repeat queries in total. */
-  searches: { count: number; requests: number; peers: number; repeatQueries: number };
+  /**
+   * Searches: how many, and their requests, distinct peers asked, repeat queries and keys
+   * dropped on a quorum in total.
+   */
+  searches: {
+    count: number;
+    requests: number;
+    peers: number;
+    repeatQueries: number;
+    keysDropped: number;
+  };
 }
 
 export interface SimSwarm {

@@ -135,6 +135,7 @@ export class EndpointsSwarm implements SimSwarm {
         requests: now.searches.requests - b.searches.requests,
         peers: now.searches.peers - b.searches.peers,
         repeatQueries: now.searches.repeatQueries - b.searches.repeatQueries,
+        keysDropped: now.searches.keysDropped - b.searches.keysDropped,
       },
     };
   }

@@ -46,6 +46,8 @@ export interface SearchStats {
   peers: number;
   /** Queries (the profile along) sent to a node this search had already asked under another key. */
   repeatQueries: number;
+  /** Keys still being asked when the search ended on its quorum (`limits.searchQuorum`). */
+  keysDropped: number;
 }
 
 /** Fills in defaults and checks values; throws ParamsError naming the field. */

@@ -64,6 +64,8 @@ export interface QueryOptions {
   replicas: number;
   /** Peers asked at most, closest first, probes included. */
   maxPeers: number;
+  /** Drops the key: its lookup ends, nothing more is sent for it, and the ask throws. */
+  signal?: AbortSignal;
 }
 
 export type QueryRequest = Extract<Request, { t: 'query' }>;
@@ -149,16 +151,20 @@ export class Holders {
 
   /**
    * The peers responsible for a key, closest first, the local node among them. `onHeard` gets
-   * the peers a lookup hears of while it runs (nothing when the cache answers).
+   * the peers a lookup hears of while it runs (nothing when the cache answers). Once `signal`
+   * aborts, the lookup ends and this throws its reason: what it had is no key's closest.
    */
   async candidates(
     dht: DhtName,
     key: Uint8Array,
     onHeard?: (peers: PeerId[]) => void,
+    signal?: AbortSignal,
   ): Promise<PeerId[]> {
     let peers = this.#cache.get(dht, key);
     if (peers === undefined) {
-      peers = await this.#network.closestPeers(dht, key, onHeard);
+      signal?.throwIfAborted();
+      peers = await this.#network.closestPeers(dht, key, onHeard, signal);
+      signal?.throwIfAborted();
       this.#cache.set(dht, key, peers);
       this.recordLookup(key, peers);
     }
@@ -219,6 +225,7 @@ export class Holders {
       until: () => false,
       laterAtOnce: true,
       speculate: true,
+      signal: opts.signal,
     });
     const answers: Answer[] = [];
     for (const a of asked.answers) {
@@ -226,6 +233,7 @@ export class Holders {
         answers.push(a);
         continue;
       }
+      opts.signal?.throwIfAborted();
       asked.sent.push(this.#sent(a.peer, query));
       try {
         answers.push({ peer: a.peer, res: await this.#network.send(a.peer, query) });
@@ -299,6 +307,7 @@ export class Holders {
       speculate?: boolean;
       firstTo?: number;
       held?: ((res: OkResponse) => boolean) | undefined;
+      signal?: AbortSignal | undefined;
     },
   ): Promise<Asked> {
     const answers: Answer[] = [];
@@ -345,13 +354,14 @@ export class Holders {
           )
         : undefined;
     const peers = this.#answeringFirst(
-      (await this.candidates(dht, key, onHeard)).slice(0, plan.maxPeers),
+      (await this.candidates(dht, key, onHeard, plan.signal)).slice(0, plan.maxPeers),
     );
     let useful = 0;
     let mismatch: unknown;
     let lastError: unknown;
     let next = 0;
     while (useful < plan.want && next < peers.length && !plan.until(answers)) {
+      plan.signal?.throwIfAborted();
       const atOnce = next > 0 && plan.laterAtOnce === true;
       const batch = peers.slice(next, atOnce ? peers.length : next + (plan.want - useful));
       // A request may have gone ahead to a peer while the lookup ran: its answer counts (the

@@ -87,10 +87,11 @@ export class Libp2pNetwork implements Network {
     dht: DhtName,
     key: Uint8Array,
     onHeard?: (peers: PeerId[]) => void,
+    signal?: AbortSignal,
   ): Promise<PeerId[]> {
     const lookups = this.#opts.roundTrips?.lookup;
     const ms = lookups?.deadline() ?? this.#opts.lookupTimeoutMs;
-    const limit = deadline(ms);
+    const limit = deadline(ms, signal);
     const onStats = this.#opts.onLookup;
     const t0 = performance.now();
     let peers: PeerId[];
@@ -104,6 +105,8 @@ export class Libp2pNetwork implements Network {
         onHeard,
         this.#stop,
       );
+      // Ended by the caller: neither a round trip's measure nor a timeout.
+      if (signal?.aborted === true && limit.signal.reason === signal.reason) return peers;
       if (limit.signal.aborted) lookups?.timedOut(ms, undefined, t0);
       else lookups?.done(performance.now() - t0);
     } finally {

@@ -23,12 +23,13 @@ export interface Network {
    * The peers closest to `key` on the DHT, closest first, this node among them, less peers
    * known not to speak the cidx protocol. Throws when the lookup fails. `onHeard`, where the
    * lookup is iterative, receives the peers it hears of while it runs (none is promised to be
-   * among the closest).
+   * among the closest). `signal` ends the lookup early, with what it has (the caller drops it).
    */
   closestPeers(
     dht: DhtName,
     key: Uint8Array,
     onHeard?: (peers: PeerId[]) => void,
+    signal?: AbortSignal,
   ): Promise<PeerId[]>;
   /**
    * Whether `peer` stopped answering as far as this node knows: its last request or dial ran

@@ -5,6 +5,7 @@
 import type { PeerId } from '@libp2p/interface';
 import pLimit from 'p-limit';
 import { indexKeys } from '../keys/index-keys.ts';
+import { resolveIndexParams } from '../keys/params.ts';
 import { WIRE_VERSION } from '../net/codec.ts';
 import { profileToWire } from '../net/wire-profile.ts';
 import { interests } from '../profile/interests.ts';
@@ -40,46 +41,79 @@ export async function searchCommunities(
   profile: Profile,
   k: number,
 ): Promise<CommunityResult[]> {
-  const keys = indexKeys(profile, ctx.swarm.params.index);
+  const index = resolveIndexParams(ctx.swarm.params.index);
+  const keys = indexKeys(profile, index);
   const wire = profileToWire(profile);
   const limit = pLimit(ctx.limits.concurrency);
   const claims = new Map<string, Claim>();
   const ahead: FetchedAhead = new Map();
   const sent: Sent[] = [];
   const errors: unknown[] = [];
-  await Promise.all(
-    keys.map((key) =>
-      limit(async () => {
-        const query = {
-          v: WIRE_VERSION,
-          swarm: ctx.swarm.digest,
-          t: 'query',
-          key,
-          profile: wire,
-          k,
-          brief: true,
-        } as const;
-        try {
-          const asked = await ctx.holders.getSimilarCommunities(key, query, {
-            replicas: ctx.limits.queryReplicas,
-            maxPeers: Math.max(ctx.limits.queryReplicas, ctx.swarm.params.replicas),
-          });
-          sent.push(...asked.sent);
-          addAnswers(claims, asked.answers, query);
-          if (ctx.limits.readsAhead > 0) fetchAhead(ctx, claims, k, ahead);
-        } catch (err) {
-          errors.push(err);
-        }
-      }),
-    ),
+  const wanted = keysWanted(keys.length, index.mode, ctx.limits.searchQuorum);
+  // Ends the keys still asked once `wanted` have ended: their lookups stop, nothing more is
+  // sent for them, and what they would still answer is not waited for.
+  const drop = new AbortController();
+  let ended = 0;
+  let answered = 0;
+  let enough: () => void = () => {};
+  const quorum = new Promise<void>((resolve) => {
+    enough = resolve;
+  });
+  const tasks = keys.map((key) =>
+    limit(async () => {
+      if (drop.signal.aborted) return;
+      const query = {
+        v: WIRE_VERSION,
+        swarm: ctx.swarm.digest,
+        t: 'query',
+        key,
+        profile: wire,
+        k,
+        brief: true,
+      } as const;
+      try {
+        const asked = await ctx.holders.getSimilarCommunities(key, query, {
+          replicas: ctx.limits.queryReplicas,
+          maxPeers: Math.max(ctx.limits.queryReplicas, ctx.swarm.params.replicas),
+          signal: drop.signal,
+        });
+        if (drop.signal.aborted) return;
+        sent.push(...asked.sent);
+        addAnswers(claims, asked.answers, query);
+        answered++;
+        if (ctx.limits.readsAhead > 0) fetchAhead(ctx, claims, k, ahead);
+      } catch (err) {
+        if (drop.signal.aborted) return;
+        errors.push(err);
+      }
+      if (++ended >= wanted) enough();
+    }),
   );
-  ctx.onSearch?.(searchStats(ctx.holders.self, keys.length, sent));
-  if (errors.length === keys.length) throw errors[0];
+  await Promise.race([Promise.all(tasks), quorum]);
+  drop.abort();
+  ctx.onSearch?.({
+    ...searchStats(ctx.holders.self, keys.length, sent),
+    keysDropped: keys.length - ended,
+  });
+  if (answered === 0 && errors.length > 0) throw errors[0];
   return verifyBest(ctx, profile, claims, { k, ahead });
 }
 
+/**
+ * How many of a search's keys must end (answered or failed) before it ends: `quorum` percent of
+ * an LSH index's bands, at least one; every key of the attribute index, whose answer is exact.
+ */
+export function keysWanted(keys: number, mode: 'lsh' | 'attribute', quorum: number): number {
+  if (mode === 'attribute' || keys === 0) return keys;
+  return Math.min(keys, Math.max(1, Math.ceil((keys * quorum) / 100)));
+}
+
 /** How a search's requests to other nodes spread: what one request per peer would save. */
-export function searchStats(self: PeerId, keys: number, sent: readonly Sent[]): SearchStats {
+export function searchStats(
+  self: PeerId,
+  keys: number,
+  sent: readonly Sent[],
+): Omit<SearchStats, 'keysDropped'> {
   const asked = new Set<string>();
   let requests = 0;
   let repeatQueries = 0;

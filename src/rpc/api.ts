@@ -190,8 +190,17 @@ export interface NodeCountersJSON {
   wire: Record<string, WireTraffic>;
   /** DHT lookups this node made: how many, and their queries, hops and time (ms) in total. */
   lookups: { count: number; messages: number; hops: number; ms: number };
-  /** Searches this node made, and their requests, distinct peers and repeat queries in total. */
-  searches: { count: number; requests: number; peers: number; repeatQueries: number };
+  /**
+   * Searches this node made, and their requests, distinct peers, repeat queries and keys
+   * dropped on the search quorum (`limits.searchQuorum`) in total.
+   */
+  searches: {
+    count: number;
+    requests: number;
+    peers: number;
+    repeatQueries: number;
+    keysDropped: number;
+  };
   /** Notifications this node's inbox accepted (duplicates dropped). */
   notifications: { received: number };
 }

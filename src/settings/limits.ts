@@ -61,6 +61,21 @@ export const LIMITS = {
     ),
     scenario: { statement: 'params', key: 'aheadRadius' },
   },
+  // A search waits for its slowest key, and on a wide-area network the last keys are those
+  // whose lookups meet far, new peers (docs/RESULTS.md, "Where a search's last round trips
+  // go"). An LSH band is one of n chances to meet a similar community: a search that drops its
+  // last few keys loses little of what it finds (docs/BENCHMARKS.md, "A search that ends on
+  // most of its keys"). Exact (attribute) mode asks every key whatever this says.
+  searchQuorum: {
+    ...limit(
+      'search-quorum',
+      "percentage of an LSH search's keys whose answers end it; the keys still being asked then are dropped (fewer round trips, a little less recall); searches of the attribute index ask every key",
+      100,
+      1,
+      100,
+    ),
+    scenario: { statement: 'params', key: 'searchQuorum' },
+  },
   // libp2p's own default, kept: every open connection costs memory and idle CPU
   // (docs/BENCHMARKS.md, "What an open connection costs a node"). Past it a node refuses every
   // inbound connection (its own dials are not limited), and the holders of popular keys fill
