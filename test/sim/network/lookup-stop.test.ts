@@ -38,6 +38,8 @@ describe('a lookup that meets a peer that stopped answering', () => {
     frozen: 'closest' | 'farthest';
     frozenOverdueMs: number;
     converged?: number;
+    /** The caller drops the lookup once this many peers answered. */
+    dropAfter?: number;
   }) {
     const model = new SimNetwork({ seed: o.seed, latencyMs: 20 });
     net = model;
@@ -69,22 +71,27 @@ describe('a lookup that meets a peer that stopped answering', () => {
     model.freeze([`p${others.findIndex((h) => h.peerId.equals(frozen)) + 1}`]);
     const overdue: string[] = [];
     const answered: string[] = [];
+    const drop = new AbortController();
     const found = await closestPeers(
       a.services.profiles,
       a.peerId,
       key,
-      new AbortController().signal,
+      drop.signal,
       undefined,
       undefined,
       {
         overdueMs: (p) => (p.equals(frozen) ? o.frozenOverdueMs : 600_000),
         onOverdue: (p) => overdue.push(p.toString()),
         // What tells the node a peer it gave up on answers again (Network.unresponsive).
-        onAnswer: (p) => answered.push(p.toString()),
+        onAnswer: (p) => {
+          answered.push(p.toString());
+          if (answered.length === o.dropAfter) drop.abort();
+        },
         ...(o.converged === undefined ? {} : { converged: o.converged }),
       },
     );
     return {
+      dropped: drop.signal.aborted,
       self: a.peerId.toString(),
       frozen: frozen.toString(),
       order: order.map(String),
@@ -140,6 +147,24 @@ describe('a lookup that meets a peer that stopped answering', () => {
     });
     expect(r.overdue).toEqual([r.frozen]);
     expect(r.found).toContain(r.order[0]);
+    expect(r.found).not.toContain(r.frozen);
+  }, 120_000);
+
+  // What a search does to the keys it no longer waits for (limits.searchQuorum): the lookup
+  // ends when its caller drops it, with a query to the frozen peer still pending.
+  it('ends when its caller drops it, without waiting for a pending query', async () => {
+    const r = await lookupWithFrozen({
+      seed: 11,
+      count: 8,
+      k: 20,
+      frozen: 'farthest',
+      frozenOverdueMs: 600_000,
+      converged: 0,
+      dropAfter: 2,
+    });
+    expect(r.dropped).toBe(true);
+    expect(r.overdue).toEqual([]);
+    expect(r.answered.length).toBeGreaterThanOrEqual(2);
     expect(r.found).not.toContain(r.frozen);
   }, 120_000);
 });
