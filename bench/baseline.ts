@@ -60,6 +60,7 @@ const METRICS = [
   'search.requests',
   'search.request_peers',
   'search.repeat_queries',
+  'search.keys_dropped',
   'search.latency_p50_ms',
   'create.latency_p50_ms',
   'update.latency_p50_ms',

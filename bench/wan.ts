@@ -125,6 +125,7 @@ async function child(): Promise<void> {
     queryKibPerSearch: (m['bytes.per_search.cidx.query'] ?? 0) / 1024,
     probesPerSearch: m['messages.per_search.cidx.probe'],
     lookupHops: m['lookup.hops'],
+    keysDropped: m['search.keys_dropped'],
     cpuMsPerSearch: (1000 * searchCpuS) / SEARCHES,
     joinS: (m['time.join_ms'] ?? 0) / 1000,
     load,
