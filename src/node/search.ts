@@ -50,8 +50,9 @@ export async function searchCommunities(
   const sent: Sent[] = [];
   const errors: unknown[] = [];
   const wanted = keysWanted(keys.length, index.mode, ctx.limits.searchQuorum);
-  // Ends the keys still asked once `wanted` have ended: their lookups stop, nothing more is
-  // sent for them, and what they would still answer is not waited for.
+  // Ends the keys still asked once `wanted` have answered: their lookups stop, nothing more is
+  // sent for them, and what they would still answer is not waited for. Keys that fail do not
+  // count: where many fail, the others are all waited for, as without a quorum.
   const drop = new AbortController();
   let ended = 0;
   let answered = 0;
@@ -80,13 +81,14 @@ export async function searchCommunities(
         if (drop.signal.aborted) return;
         sent.push(...asked.sent);
         addAnswers(claims, asked.answers, query);
-        answered++;
+        ended++;
+        if (++answered >= wanted) enough();
         if (ctx.limits.readsAhead > 0) fetchAhead(ctx, claims, k, ahead);
       } catch (err) {
         if (drop.signal.aborted) return;
         errors.push(err);
+        ended++;
       }
-      if (++ended >= wanted) enough();
     }),
   );
   await Promise.race([Promise.all(tasks), quorum]);
@@ -100,8 +102,8 @@ export async function searchCommunities(
 }
 
 /**
- * How many of a search's keys must end (answered or failed) before it ends: `quorum` percent of
- * an LSH index's bands, at least one; every key of the attribute index, whose answer is exact.
+ * How many of a search's keys must answer before it ends: `quorum` percent of an LSH index's
+ * bands, at least one; every key of the attribute index, whose answer is exact.
  */
 export function keysWanted(keys: number, mode: 'lsh' | 'attribute', quorum: number): number {
   if (mode === 'attribute' || keys === 0) return keys;

@@ -40,7 +40,7 @@ describe('a search that ends on a quorum of its keys', () => {
   let stats: SearchStats[];
 
   /** The asker's network, with the lookups of `slow` keys held (see the describe's comment). */
-  function holding(base: Network, slow: Set<string>) {
+  function holding(base: Network, slow: Set<string>, failing = new Set<string>()) {
     const held: { key: string; aborted: boolean; release: () => void }[] = [];
     let fastDone = 0;
     const net: Network = {
@@ -51,6 +51,7 @@ describe('a search that ends on a quorum of its keys', () => {
       send: (p, r) => base.send(p, r),
       sendToAddr: (a, r) => base.sendToAddr(a, r),
       closestPeers: async (dht, key, onHeard, signal) => {
+        if (dht === 'profiles' && failing.has(hex(key))) throw new Error('no route to the key');
         const found = await base.closestPeers(dht, key, onHeard, signal);
         if (dht !== 'profiles' || !slow.has(hex(key))) {
           fastDone++;
@@ -98,10 +99,12 @@ describe('a search that ends on a quorum of its keys', () => {
     query: Profile,
     slowCount: number,
     searchQuorum: number,
+    failCount = 0,
   ) {
     const keys = indexKeys(query, s.swarm.params.index);
     const slow = new Set(keys.slice(0, slowCount).map(hex));
-    const h = holding(s.net.from(s.asker), slow);
+    const failing = new Set(keys.slice(slowCount, slowCount + failCount).map(hex));
+    const h = holding(s.net.from(s.asker), slow, failing);
     const ctx = createContext(h.net, {
       swarm: s.swarm,
       key: s.asker.key,
@@ -138,6 +141,22 @@ describe('a search that ends on a quorum of its keys', () => {
     const query = profiles[3] as Profile;
     const run = searchOn(s, query, 2, 100);
     await vi.waitFor(() => expect(run.h.fastDone()).toBeGreaterThanOrEqual(18));
+    await vi.waitFor(() => expect(run.h.held).toHaveLength(2));
+    await settle();
+    expect(run.settled()).toBe(false);
+    for (const x of run.h.held) x.release();
+    const got = await run.done;
+    expect(got[0]?.id).toBe(s.ids[3]);
+    expect(run.h.held.map((x) => x.aborted)).toEqual([false, false]);
+    expect(stats.map((x) => x.keysDropped)).toEqual([0]);
+  });
+
+  it('does not count failed keys: with too few answered, it waits for the slowest', async () => {
+    const s = await swarmWith('lsh');
+    const query = profiles[3] as Profile;
+    // 20 keys, 3 failing, 2 held: 15 answer, fewer than the 18 the quorum wants.
+    const run = searchOn(s, query, 2, 90, 3);
+    await vi.waitFor(() => expect(run.h.fastDone()).toBeGreaterThanOrEqual(15));
     await vi.waitFor(() => expect(run.h.held).toHaveLength(2));
     await settle();
     expect(run.settled()).toBe(false);
