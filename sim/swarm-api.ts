@@ -10,6 +10,7 @@ import type { SwarmParams } from '../src/index/swarm.ts';
 import type { StreamTraffic } from '../src/net/wire-meter.ts';
 import type { NodeOptions } from '../src/node/config.ts';
 import type { Profile } from '../src/profile/profile.ts';
+import type { NodeCountersJSON } from '../src/rpc/api.ts';
 import type { NetworkStats } from './network/member.ts';
 import type { RegionTable } from './network/regions.ts';
 import type { Rng } from './random.ts';
@@ -45,17 +46,8 @@ export interface SwarmCounters {
   notifications: number;
   /** DHT lookups: how many, and their messages, hops and time in total. */
   lookups: { count: number; messages: number; hops: number; ms: number };
-  /**
-   * Searches: how many, and their requests, distinct peers asked, repeat queries and keys
-   * dropped on a quorum in total.
-   */
-  searches: {
-    count: number;
-    requests: number;
-    peers: number;
-    repeatQueries: number;
-    keysDropped: number;
-  };
+  /** Searches: as one node counts them (`stats`), summed over the nodes. */
+  searches: NodeCountersJSON['searches'];
 }
 
 export interface SimSwarm {

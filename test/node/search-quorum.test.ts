@@ -117,7 +117,28 @@ describe('a search that ends on a quorum of its keys', () => {
     const done = searchCommunities(ctx, query, 5).finally(() => {
       settled = true;
     });
-    return { done, keys, h, settled: () => settled };
+    return { done, keys, h, held: slowCount, settled: () => settled };
+  }
+
+  /**
+   * Once `answering` keys answered and the held ones are waiting, the search has not ended; the
+   * test then lets the held go, and the search ends with the community queried first and no
+   * key dropped.
+   */
+  async function waitsForTheHeld(
+    s: Awaited<ReturnType<typeof swarmWith>>,
+    run: ReturnType<typeof searchOn>,
+    answering: number,
+  ) {
+    await vi.waitFor(() => expect(run.h.fastDone()).toBeGreaterThanOrEqual(answering));
+    await vi.waitFor(() => expect(run.h.held).toHaveLength(run.held));
+    await settle();
+    expect(run.settled()).toBe(false);
+    for (const x of run.h.held) x.release();
+    const got = await run.done;
+    expect(got[0]?.id).toBe(s.ids[3]);
+    expect(run.h.held.map((x) => x.aborted)).toEqual(run.h.held.map(() => false));
+    expect(stats.map((x) => x.keysDropped)).toEqual([0]);
   }
 
   beforeEach(() => {
@@ -139,45 +160,20 @@ describe('a search that ends on a quorum of its keys', () => {
   it('with every key wanted, waits for the slowest', async () => {
     const s = await swarmWith('lsh');
     const query = profiles[3] as Profile;
-    const run = searchOn(s, query, 2, 100);
-    await vi.waitFor(() => expect(run.h.fastDone()).toBeGreaterThanOrEqual(18));
-    await vi.waitFor(() => expect(run.h.held).toHaveLength(2));
-    await settle();
-    expect(run.settled()).toBe(false);
-    for (const x of run.h.held) x.release();
-    const got = await run.done;
-    expect(got[0]?.id).toBe(s.ids[3]);
-    expect(run.h.held.map((x) => x.aborted)).toEqual([false, false]);
-    expect(stats.map((x) => x.keysDropped)).toEqual([0]);
+    await waitsForTheHeld(s, searchOn(s, query, 2, 100), 18);
   });
 
   it('does not count failed keys: with too few answered, it waits for the slowest', async () => {
     const s = await swarmWith('lsh');
     const query = profiles[3] as Profile;
     // 20 keys, 3 failing, 2 held: 15 answer, fewer than the 18 the quorum wants.
-    const run = searchOn(s, query, 2, 90, 3);
-    await vi.waitFor(() => expect(run.h.fastDone()).toBeGreaterThanOrEqual(15));
-    await vi.waitFor(() => expect(run.h.held).toHaveLength(2));
-    await settle();
-    expect(run.settled()).toBe(false);
-    for (const x of run.h.held) x.release();
-    const got = await run.done;
-    expect(got[0]?.id).toBe(s.ids[3]);
-    expect(run.h.held.map((x) => x.aborted)).toEqual([false, false]);
-    expect(stats.map((x) => x.keysDropped)).toEqual([0]);
+    await waitsForTheHeld(s, searchOn(s, query, 2, 90, 3), 15);
   });
 
   it('a search of the attribute index asks every key whatever the quorum', async () => {
     const s = await swarmWith('attribute');
     const query = profiles[3] as Profile;
     const run = searchOn(s, query, 1, 10);
-    await vi.waitFor(() => expect(run.h.held).toHaveLength(1));
-    await vi.waitFor(() => expect(run.h.fastDone()).toBeGreaterThanOrEqual(run.keys.length - 1));
-    await settle();
-    expect(run.settled()).toBe(false);
-    for (const x of run.h.held) x.release();
-    const got = await run.done;
-    expect(got[0]?.id).toBe(s.ids[3]);
-    expect(stats.map((x) => x.keysDropped)).toEqual([0]);
+    await waitsForTheHeld(s, run, run.keys.length - 1);
   });
 });
