@@ -122,12 +122,11 @@ describe('a lookup that meets a peer that stopped answering', () => {
 
   // Eight hosts whose routing tables hold each other (k = 20): the lookup queries all seven
   // peers at once, the farthest from the key frozen. Nothing here is timed: it never answers.
+  const eightFarthestFrozen = { seed: 11, count: 8, k: 20, frozen: 'farthest' } as const;
+
   it('ends once the closest peers heard of answered, without waiting for a farther one', async () => {
     const r = await lookupWithFrozen({
-      seed: 11,
-      count: 8,
-      k: 20,
-      frozen: 'farthest',
+      ...eightFarthestFrozen,
       frozenOverdueMs: 600_000,
       converged: 2,
     });
@@ -139,10 +138,7 @@ describe('a lookup that meets a peer that stopped answering', () => {
 
   it('without that end, waits for the farther peer until it is overdue', async () => {
     const r = await lookupWithFrozen({
-      seed: 11,
-      count: 8,
-      k: 20,
-      frozen: 'farthest',
+      ...eightFarthestFrozen,
       frozenOverdueMs: 300,
     });
     expect(r.overdue).toEqual([r.frozen]);
@@ -154,10 +150,7 @@ describe('a lookup that meets a peer that stopped answering', () => {
   // ends when its caller drops it, with a query to the frozen peer still pending.
   it('ends when its caller drops it, without waiting for a pending query', async () => {
     const r = await lookupWithFrozen({
-      seed: 11,
-      count: 8,
-      k: 20,
-      frozen: 'farthest',
+      ...eightFarthestFrozen,
       frozenOverdueMs: 600_000,
       converged: 0,
       dropAfter: 2,
