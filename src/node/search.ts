@@ -5,7 +5,6 @@
 import type { PeerId } from '@libp2p/interface';
 import pLimit from 'p-limit';
 import { indexKeys } from '../keys/index-keys.ts';
-import { resolveIndexParams } from '../keys/params.ts';
 import { WIRE_VERSION } from '../net/codec.ts';
 import { profileToWire } from '../net/wire-profile.ts';
 import { interests } from '../profile/interests.ts';
@@ -41,7 +40,7 @@ export async function searchCommunities(
   profile: Profile,
   k: number,
 ): Promise<CommunityResult[]> {
-  const index = resolveIndexParams(ctx.swarm.params.index);
+  const index = ctx.swarm.params.index;
   const keys = indexKeys(profile, index);
   const wire = profileToWire(profile);
   const limit = pLimit(ctx.limits.concurrency);
