@@ -29,7 +29,6 @@
 import type { Connection, PeerId, PeerStore, Tag } from '@libp2p/interface';
 import type { Libp2p } from 'libp2p';
 import { connectedRecords } from './connected-records.ts';
-import { isLeaving } from './connection-room.ts';
 
 interface ManagerInsides {
   /** A PeerMap: not a Map, but with values(). */
@@ -110,8 +109,7 @@ function prunerCountsFirst(cm: ManagerInsides): void {
   const lists = connections.values.bind(connections);
   const countsFirst = async () => {
     let n = 0;
-    // Connections closing to make room for another no longer count (connection-room.ts).
-    for (const list of lists()) for (const c of list) if (!isLeaving(c)) n++;
+    for (const list of lists()) n += list.length;
     if (n <= max.call(cm)) return;
     await own.call(pruner);
   };

@@ -28,7 +28,6 @@ import { SETTINGS } from '../settings/table.ts';
 import { cheapClosestPeerTagging } from './closest-tagging.ts';
 import { INDEX_PROTOCOL } from './codec.ts';
 import { lighterConnectionManager } from './connection-manager.ts';
-import { makeRoomAtLimit } from './connection-room.ts';
 import { answerFreshPings, FreshContacts } from './fresh-contacts.ts';
 import { fastClosestPeers } from './kad-closest.ts';
 import { slowClosestPeerTagging } from './kad-internals.ts';
@@ -115,8 +114,6 @@ export interface HostOptions {
    * 0: every ping goes to the network; default the setting's). See fresh-contacts.ts.
    */
   freshContactMs?: number;
-  /** At the limit, an inbound connection replaces one idle this long (ms; 0: refused). */
-  replaceIdleMs?: number;
   /**
    * Whether the DHTs' and cidx's requests go with their protocol's name, without waiting for its
    * acknowledgement (default the setting's). See optimistic-select.ts.
@@ -357,8 +354,6 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   cachePeerRecords(host.peerStore);
   // Costs of libp2p that grow with the node's connections, cut (connection-manager.ts).
   lighterConnectionManager(host);
-  // At the limit, a new peer in place of an idle one instead of a refusal (connection-room.ts).
-  makeRoomAtLimit(host, o.replaceIdleMs ?? SETTINGS.timing.replaceIdleMs.default);
   // One signed peer record per set of addresses, not one per connection (self-record.ts)…
   identifySealsOnce(host);
   // …or none on the wire, if so set (unsigned-identify.ts).

@@ -147,7 +147,6 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       maxConnections: limits.maxConnections,
       pingIntervalMs: timing.pingIntervalMs,
       freshContactMs: timing.freshContactMs,
-      replaceIdleMs: timing.replaceIdleMs,
       optimisticSelect: timing.optimisticSelect,
       ...(datastore ? { datastore } : {}),
     });

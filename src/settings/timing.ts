@@ -85,15 +85,6 @@ export const TIMING = {
     'fresh',
     0,
   ),
-  // libp2p refuses every inbound connection at the limit, and the nodes holding popular keys
-  // reach it with past searchers' idle connections (src/net/connection-room.ts).
-  replaceIdleMs: timing(
-    'replace-idle',
-    'at the connection limit, a new inbound connection replaces one without streams open at least this long, to a peer no routing table keeps (0: refuse it, as libp2p does)',
-    30_000,
-    'replaceIdle',
-    0,
-  ),
   // multistream-select waits for a protocol's acknowledgement before the first byte of every
   // stream, and of a new connection's encryption and muxer: a round trip per request, and one
   // or two per connection (src/net/optimistic-select.ts, src/net/lazy-upgrade.ts).
