@@ -52,6 +52,7 @@ import {
   type ReachabilityService,
   reachabilityService,
 } from './reachability.ts';
+import { backOffAfterRefusal } from './refusal-backoff.ts';
 import { type RelaySettings, resolveRelay } from './relay.ts';
 import { identifySealsOnce } from './self-record.ts';
 import { streamsSkipKnownProtocols } from './stream-protocols.ts';
@@ -114,6 +115,8 @@ export interface HostOptions {
    * 0: every ping goes to the network; default the setting's). See fresh-contacts.ts.
    */
   freshContactMs?: number;
+  /** How long a peer that refused a connection is not dialled again (ms; 0: at once). */
+  refusedBackoffMs?: number;
   /**
    * Whether the DHTs' and cidx's requests go with their protocol's name, without waiting for its
    * acknowledgement (default the setting's). See optimistic-select.ts.
@@ -354,6 +357,8 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   cachePeerRecords(host.peerStore);
   // Costs of libp2p that grow with the node's connections, cut (connection-manager.ts).
   lighterConnectionManager(host);
+  // A peer that refused a connection is not dialled again at once (refusal-backoff.ts).
+  backOffAfterRefusal(host, o.refusedBackoffMs ?? SETTINGS.timing.refusedBackoffMs.default);
   // One signed peer record per set of addresses, not one per connection (self-record.ts)…
   identifySealsOnce(host);
   // …or none on the wire, if so set (unsigned-identify.ts).

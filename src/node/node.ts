@@ -147,6 +147,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       maxConnections: limits.maxConnections,
       pingIntervalMs: timing.pingIntervalMs,
       freshContactMs: timing.freshContactMs,
+      refusedBackoffMs: timing.refusedBackoffMs,
       optimisticSelect: timing.optimisticSelect,
       ...(datastore ? { datastore } : {}),
     });

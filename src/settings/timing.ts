@@ -85,6 +85,15 @@ export const TIMING = {
     'fresh',
     0,
   ),
+  // libp2p dials a peer that refused again at once, and refusals at popular nodes' connection
+  // limit were most of what a search dialled at 2000 nodes (src/net/refusal-backoff.ts).
+  refusedBackoffMs: timing(
+    'refused-backoff',
+    'how long a peer that refused a connection (at its connection limit) is not dialled again; 0: dial at once, as libp2p does',
+    30_000,
+    'refusedBackoff',
+    0,
+  ),
   // multistream-select waits for a protocol's acknowledgement before the first byte of every
   // stream, and of a new connection's encryption and muxer: a round trip per request, and one
   // or two per connection (src/net/optimistic-select.ts, src/net/lazy-upgrade.ts).
