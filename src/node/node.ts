@@ -8,6 +8,7 @@ import { INDEX_PROTOCOL } from '../net/codec.ts';
 import { type CidxLibp2p, createHost } from '../net/libp2p.ts';
 import type { Meter, TrafficCounters } from '../net/meter.ts';
 import type { DhtMode, Reachability } from '../net/reachability.ts';
+import { backoffCounts } from '../net/refusal-backoff.ts';
 import { FieldError } from '../profile/errors.ts';
 import { parseProfile } from '../profile/parse.ts';
 import { Profile } from '../profile/profile.ts';
@@ -340,7 +341,9 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     swarm: ResolvedSwarm['params'];
     /**
      * Peers in the routing tables, open connections, peers of other swarms, and the swarm's
-     * size as this node's lookups estimate it (`swarmEstimate`, 0 before its first lookup).
+     * size as this node's lookups estimate it (`swarmEstimate`, 0 before its first lookup);
+     * dials refused by peers at their connection limit (`refusedDials`) and dials not tried
+     * because that peer had refused moments before (`backedOffDials`), since start.
      */
     peers: {
       profiles: number;
@@ -348,12 +351,15 @@ export class CidxNode extends EventEmitter<NodeEvents> {
       connections: number;
       foreign: number;
       swarmEstimate: number;
+      refusedDials: number;
+      backedOffDials: number;
     };
     stored: ReturnType<IndexTable['stats']>;
     owned: number;
     inbox: number;
   } {
     const reach = this.libp2p.services.reachability;
+    const backoff = backoffCounts(this.libp2p);
     return {
       peerId: this.peerId.toString(),
       addrs: this.addrs,
@@ -366,6 +372,8 @@ export class CidxNode extends EventEmitter<NodeEvents> {
         connections: this.libp2p.getConnections().length,
         foreign: this.#parts.check.foreign,
         swarmEstimate: Math.round(this.#ctx.holders.swarmSize() ?? 0),
+        refusedDials: backoff?.refusals ?? 0,
+        backedOffDials: backoff?.skipped ?? 0,
       },
       stored: this.table.stats(),
       owned: this.ownedIds().length,

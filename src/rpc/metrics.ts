@@ -31,6 +31,9 @@ export class NodeMetrics {
   readonly #refused: Counter<'reason'>;
   readonly #gauges: Record<GaugeName, Gauge<string>>;
   readonly #peers: Gauge<'dht'>;
+  readonly #dials: { refused: Counter; backedOff: Counter };
+  /** What the node had counted at the last scrape. */
+  #dialsSeen = { refused: 0, backedOff: 0 };
   #node: CidxNode | undefined;
 
   constructor(registry = new Registry()) {
@@ -74,6 +77,17 @@ export class NodeMetrics {
       swarm: gauge(
         'cidx_swarm_size_estimate',
         "Nodes in the swarm as this node's lookups estimate it (0 before its first)",
+      ),
+    };
+    const counter = (name: string, help: string) => new Counter({ name, help, registers });
+    this.#dials = {
+      refused: counter(
+        'cidx_dials_refused_total',
+        'Dials refused by the peer (at its connection limit), since start',
+      ),
+      backedOff: counter(
+        'cidx_dials_backed_off_total',
+        'Dials not tried: the peer had refused a connection within timing.refusedBackoffMs',
       ),
     };
     this.#peers = new Gauge({
@@ -123,6 +137,10 @@ export class NodeMetrics {
       g.owned.set(info.owned);
       g.connections.set(info.peers.connections);
       g.swarm.set(info.peers.swarmEstimate);
+      // Counted by the node since start: each scrape adds what is new.
+      this.#dials.refused.inc(info.peers.refusedDials - this.#dialsSeen.refused);
+      this.#dials.backedOff.inc(info.peers.backedOffDials - this.#dialsSeen.backedOff);
+      this.#dialsSeen = { refused: info.peers.refusedDials, backedOff: info.peers.backedOffDials };
       this.#peers.set({ dht: 'profiles' }, info.peers.profiles);
       this.#peers.set({ dht: 'addresses' }, info.peers.addresses);
     }

@@ -143,6 +143,8 @@ describe('GET /metrics', () => {
     expect(sample(text, 'cidx_peers{dht="addresses"}')).toBe(info.peers.addresses);
     expect(sample(text, 'cidx_inbox_notifications')).toBe(info.inbox);
     expect(sample(text, 'cidx_swarm_size_estimate')).toBe(info.peers.swarmEstimate);
+    expect(sample(text, 'cidx_dials_refused_total')).toBe(info.peers.refusedDials);
+    expect(sample(text, 'cidx_dials_backed_off_total')).toBe(info.peers.backedOffDials);
   });
 
   it("holds libp2p's series in the node's own registry, never the process-wide one", async () => {
