@@ -10,8 +10,9 @@
  *
  * For `backoffMs` after a refusal, a dial of that peer (by peer id, with no connection open to
  * it) fails at once with `DialBackoffError`: kad-dht counts the peer as not answering and goes on
- * to the next, as after the refusal itself. Only refusals start a backoff; timeouts and aborts,
- * which the node's adaptive deadlines judge, do not. libp2p has no option for this; reached
+ * to the next, as after the refusal itself. Only a peer closing before the handshake starts a
+ * backoff (a node of another private swarm does that too, and is not worth redialling either);
+ * timeouts and aborts, which the node's adaptive deadlines judge, do not. libp2p has no option for this; reached
  * through its connection manager's `openConnection` (which its `openStream` calls too), checked
  * by `refusalBackoffMissing`, left alone if its shape changes.
  */

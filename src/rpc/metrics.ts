@@ -83,7 +83,7 @@ export class NodeMetrics {
     this.#dials = {
       refused: counter(
         'cidx_dials_refused_total',
-        'Dials refused by the peer (at its connection limit), since start',
+        'Dials the peer closed before the handshake (at its connection limit, or another swarm), since start',
       ),
       backedOff: counter(
         'cidx_dials_backed_off_total',
