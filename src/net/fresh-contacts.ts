@@ -19,42 +19,33 @@
  * heard from instead of `lastPing: 0`.
  */
 import type { PeerId } from '@libp2p/interface';
-
-/** Peers remembered at most (the oldest evidence is forgotten first). */
-const MAX_PEERS = 4096;
+import { RecentPeers } from './recent-peers.ts';
 
 /** Evidence that peers are alive: when each was last offered to the routing table. */
 export class FreshContacts {
-  readonly #heard = new Map<string, number>();
+  readonly #heard: RecentPeers;
   /** Pings answered from memory, and pings that went to the network. */
   readonly pings = { skipped: 0, sent: 0 };
 
   readonly freshMs: number;
-  readonly now: () => number;
 
   constructor(freshMs: number, now: () => number = performance.now.bind(performance)) {
     this.freshMs = freshMs;
-    this.now = now;
+    this.#heard = new RecentPeers(now);
   }
 
   heard(peer: PeerId): void {
-    const id = peer.toString();
-    this.#heard.delete(id);
-    this.#heard.set(id, this.now());
-    if (this.#heard.size > MAX_PEERS) {
-      const oldest = this.#heard.keys().next();
-      if (oldest.done !== true) this.#heard.delete(oldest.value);
-    }
+    this.#heard.note(peer);
   }
 
   /** The evidence ends with the last connection to the peer: it may have left since. */
   forget(peer: PeerId): void {
-    this.#heard.delete(peer.toString());
+    this.#heard.forget(peer);
   }
 
   isFresh(peer: PeerId): boolean {
-    const at = this.#heard.get(peer.toString());
-    return at !== undefined && this.now() - at <= this.freshMs;
+    const since = this.#heard.sinceMs(peer);
+    return since !== undefined && since <= this.freshMs;
   }
 }
 

@@ -12,16 +12,15 @@
  * it) fails at once with `DialBackoffError`: kad-dht counts the peer as not answering and goes on
  * to the next, as after the refusal itself. Only a peer closing before the handshake starts a
  * backoff (a node of another private swarm does that too, and is not worth redialling either);
- * timeouts and aborts, which the node's adaptive deadlines judge, do not. libp2p has no option for this; reached
- * through its connection manager's `openConnection` (which its `openStream` calls too), checked
- * by `refusalBackoffMissing`, left alone if its shape changes.
+ * timeouts and aborts, which the node's adaptive deadlines judge, do not. libp2p has no option
+ * for this; reached through its connection manager's `openConnection` (which its `openStream`
+ * calls too), checked by `refusalBackoffMissing`, left alone if its shape changes.
  */
 import type { Connection, PeerId } from '@libp2p/interface';
 import { isPeerId } from '@libp2p/interface';
 import type { Libp2p } from 'libp2p';
+import { RecentPeers } from './recent-peers.ts';
 
-/** Peers remembered at most; the oldest refusal is forgotten first. */
-const MAX_PEERS = 4096;
 const INSTALLED = Symbol('cidx.refusalBackoff');
 
 /** A dial not tried: the peer refused a connection a moment ago. */
@@ -57,34 +56,30 @@ export function backOffAfterRefusal(
   const cm = (host as unknown as { components?: { connectionManager?: ManagerInsides } }).components
     ?.connectionManager;
   const open = cm?.openConnection;
-  if (cm === undefined || backoffMs <= 0 || typeof open !== 'function') return undefined;
-  if (typeof cm.getConnections !== 'function') return undefined;
+  if (
+    cm === undefined ||
+    backoffMs <= 0 ||
+    typeof open !== 'function' ||
+    typeof cm.getConnections !== 'function'
+  )
+    return undefined;
   const connections = cm.getConnections.bind(cm);
-  const refusedAt = new Map<string, number>();
+  const refused = new RecentPeers(now);
   const counts: BackoffCounts = { refusals: 0, skipped: 0 };
 
   cm.openConnection = async (peer, options) => {
     if (!isPeerId(peer)) return open.call(cm, peer, options);
-    const id = peer.toString();
-    const at = refusedAt.get(id);
-    if (at !== undefined) {
-      if (now() - at < backoffMs && connections(peer).length === 0) {
-        counts.skipped++;
-        throw new DialBackoffError(`${id} refused a connection ${Math.round(now() - at)} ms ago`);
-      }
-      refusedAt.delete(id);
+    const since = refused.sinceMs(peer);
+    if (since !== undefined && since < backoffMs && connections(peer).length === 0) {
+      counts.skipped++;
+      throw new DialBackoffError(`${peer} refused a connection ${Math.round(since)} ms ago`);
     }
     try {
       return await open.call(cm, peer, options);
     } catch (err) {
       if (isRefusal(err)) {
         counts.refusals++;
-        refusedAt.delete(id);
-        refusedAt.set(id, now());
-        if (refusedAt.size > MAX_PEERS) {
-          const oldest = refusedAt.keys().next();
-          if (oldest.done !== true) refusedAt.delete(oldest.value);
-        }
+        refused.note(peer);
       }
       throw err;
     }

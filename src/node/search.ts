@@ -53,7 +53,6 @@ export async function searchCommunities(
   // sent for them, and what they would still answer is not waited for. Keys that fail do not
   // count: where many fail, the others are all waited for, as without a quorum.
   const drop = new AbortController();
-  let ended = 0;
   let answered = 0;
   let enough: () => void = () => {};
   const quorum = new Promise<void>((resolve) => {
@@ -80,13 +79,11 @@ export async function searchCommunities(
         if (drop.signal.aborted) return;
         sent.push(...asked.sent);
         addAnswers(claims, asked.answers, query);
-        ended++;
         if (++answered >= wanted) enough();
         if (ctx.limits.readsAhead > 0) fetchAhead(ctx, claims, k, ahead);
       } catch (err) {
         if (drop.signal.aborted) return;
         errors.push(err);
-        ended++;
       }
     }),
   );
@@ -94,7 +91,7 @@ export async function searchCommunities(
   drop.abort();
   ctx.onSearch?.({
     ...searchStats(ctx.holders.self, keys.length, sent),
-    keysDropped: keys.length - ended,
+    keysDropped: keys.length - answered - errors.length,
   });
   if (answered === 0 && errors.length > 0) throw errors[0];
   return verifyBest(ctx, profile, claims, { k, ahead });
