@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { CIDX_VERSION } from '../net/protocols.ts';
 import { ProfileError } from '../profile/errors.ts';
 import { registerCallCommand } from './call-command.ts';
 import { UsageError } from './io.ts';
@@ -8,7 +9,7 @@ import { registerSimCommand } from './sim-command.ts';
 import { registerSwarmKeyCommand } from './swarm-key-command.ts';
 import { registerTuneCommand } from './tune-command.ts';
 
-const VERSION = '0.1.0';
+const VERSION = CIDX_VERSION;
 
 /** Builds the `cidx` command line; commander's own error output goes to `writeErr`. */
 export function createProgram(writeErr: (text: string) => void = () => {}): Command {

@@ -42,7 +42,7 @@ import {
   natServices,
   transports,
 } from './platform.ts';
-import { ADDRESSES_DHT_PROTOCOL, PROFILES_DHT_PROTOCOL } from './protocols.ts';
+import { ADDRESSES_DHT_PROTOCOL, PROFILES_DHT_PROTOCOL, USER_AGENT } from './protocols.ts';
 import {
   type DhtMode,
   initialDhtMode,
@@ -319,6 +319,7 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   const host = (await createLibp2p({
     // Started by the node's own start(), after its handlers are in place.
     start: false,
+    nodeInfo: { userAgent: USER_AGENT },
     ...(o.privateKey ? { privateKey: o.privateKey } : {}),
     ...(o.datastore ? { datastore: o.datastore } : {}),
     addresses: { listen: listenAddrs(o, mode, privateSwarm, relay) },

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
-import { IDENTIFY_PROTOCOL } from '../../src/net/protocols.ts';
+import { CIDX_VERSION, IDENTIFY_PROTOCOL } from '../../src/net/protocols.ts';
 import { withoutSignedRecord } from '../../src/net/unsigned-identify.ts';
 import { WireMeter } from '../../src/net/wire-meter.ts';
 import { connectAnew as connect } from '../support/identify.ts';
@@ -89,6 +89,10 @@ describe('identify between hosts, with and without signed peer records', () => {
       a.getMultiaddrs().map((m) => m.decapsulateCode(421).toString()),
     );
     expect(peer.protocols).toContain('/cidx/profiles/kad/1.0.0');
+    // The agent a peer announces is cidx's, with its version (not libp2p's and the runtime's).
+    expect(new TextDecoder().decode(peer.metadata.get('AgentVersion'))).toBe(
+      `cidx/${CIDX_VERSION}`,
+    );
     // More connections to the same host: each identify is answered once, at each end (libp2p
     // would run a protocol's handler once more per stream on the same middleware list).
     await connect(b, a);
