@@ -8,7 +8,10 @@
  *
  * Usage: `npm run bench:wan -- --help`. --workers runs the nodes in N worker threads (`cidx sim
  * --workers`): the simulator's CPU, part of every latency on one event loop, then spreads over
- * the cores. One configuration per call, in a fresh child process; prints one JSON line and one
+ * the cores. By default every search is made by another node, just after the join: each is a
+ * node's first search. `--from 0` makes one node make them all, and `--warmup W` has it search W
+ * other profiles first (not scored): the searches of a node that has searched before, whose
+ * connections are those its earlier searches left open. One configuration per call, in a fresh child process; prints one JSON line and one
  * Markdown table row. BENCH_HEAP_MB sets the child's V8 heap limit (default 12288); BENCH_PROGRESS=1
  * shows progress.
  */
@@ -34,6 +37,8 @@ const { values } = benchArgs('bench:wan', {
     timing: { type: 'string', default: '' },
     label: { type: 'string', default: '' },
     workers: { type: 'string' },
+    from: { type: 'string', default: 'all' },
+    warmup: { type: 'string', default: '0' },
     child: { type: 'boolean', default: false },
   },
 });
@@ -46,6 +51,12 @@ const ACCESS = values.access;
 const PARAMS = values.params;
 const TIMING = values.timing;
 const LABEL = values.label;
+const FROM = values.from;
+if (!/^(all|random\d*|\d+(-\d+)?)$/.test(FROM)) {
+  console.error(`--from: all, a node index (7), a range (0-9) or random[N], not "${FROM}"`);
+  process.exit(2);
+}
+const WARMUP = wholeNumber('warmup', values.warmup);
 const WORKERS = values.workers === undefined ? undefined : Number(values.workers);
 if (
   WORKERS !== undefined &&
@@ -70,9 +81,11 @@ timing republish=1h ttl=3h tombstone=6h ${TIMING}
 ${net}
 dataset communities synthetic count=${COMMUNITIES} size=40 topics=10
 dataset users perturb communities count=${SEARCHES} keep=0.7 noise=0.1
+${WARMUP === 0 ? '' : `dataset warmup synthetic count=${WARMUP} size=30 topics=10`}
 at 0s join ${NODES}
 at +10s create communities concurrency=4
-at +10s search users exact
+${WARMUP === 0 ? '' : `at +10s search warmup from=${FROM} concurrency=4 label=warmup`}
+at +10s search users exact from=${FROM} label=scored
 `;
 }
 
@@ -92,13 +105,18 @@ async function child(): Promise<void> {
     aroundCommand: async (command, run) => {
       const c0 = process.cpuUsage();
       await run();
+      // The last search command is the scored one (after any warm-up).
       if (command !== 'search') return;
       const c = process.cpuUsage(c0);
       searchCpuS = (c.user + c.system) / 1e6;
       load = loadavg()[0] ?? 0;
     },
   });
-  const m = report.metrics;
+  // The scored searches' own figures where the report has them under their label (the
+  // warm-up's searches are not theirs); the run's otherwise (lookup hops, keys dropped).
+  const m = new Proxy(report.metrics, {
+    get: (all, k: string) => all[`scored.${k}`] ?? all[k],
+  });
   const row = {
     label: LABEL,
     nodes: NODES,
@@ -106,6 +124,8 @@ async function child(): Promise<void> {
     ...(WORKERS === undefined ? {} : { workers: WORKERS }),
     params: PARAMS,
     timing: TIMING,
+    from: FROM,
+    warmup: WARMUP,
     rttP50: m['network.rtt_p50_ms'],
     searchP50: m['search.latency_p50_ms'],
     searchP95: m['search.latency_p95_ms'],
