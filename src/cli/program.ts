@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { CIDX_VERSION } from '../net/protocols.ts';
+import { CIDX_VERSION } from '../net/version.ts';
 import { ProfileError } from '../profile/errors.ts';
 import { registerCallCommand } from './call-command.ts';
 import { UsageError } from './io.ts';

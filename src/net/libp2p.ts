@@ -42,7 +42,7 @@ import {
   natServices,
   transports,
 } from './platform.ts';
-import { ADDRESSES_DHT_PROTOCOL, PROFILES_DHT_PROTOCOL, USER_AGENT } from './protocols.ts';
+import { ADDRESSES_DHT_PROTOCOL, PROFILES_DHT_PROTOCOL } from './protocols.ts';
 import {
   type DhtMode,
   initialDhtMode,
@@ -58,6 +58,7 @@ import { identifySealsOnce } from './self-record.ts';
 import { streamsSkipKnownProtocols } from './stream-protocols.ts';
 import { parseSwarmKey } from './swarm-key.ts';
 import { identifyUnsigned } from './unsigned-identify.ts';
+import { USER_AGENT } from './version.ts';
 import { walkPacer } from './walk-pacer.ts';
 
 export { ADDRESSES_DHT_PROTOCOL, PROFILES_DHT_PROTOCOL };

@@ -11,15 +11,6 @@ export const IDENTIFY_PROTOCOL = '/ipfs/id/1.0.0';
 export const IDENTIFY_PUSH_PROTOCOL = '/ipfs/id/push/1.0.0';
 export const PING_PROTOCOL = '/ipfs/ping/1.0.0';
 
-/** cidx's version, as `cidx --version` prints it. */
-export const CIDX_VERSION = '0.1.0';
-/**
- * What identify tells every peer a node runs. libp2p's default names libp2p and the runtime
- * (`js-libp2p/3.3.11 node/24.21.0`, 29 bytes, in both directions of every new connection);
- * a swarm's operators want to know which cidx a peer runs.
- */
-export const USER_AGENT = `cidx/${CIDX_VERSION}`;
-
 const SHORT_NAMES: Record<string, string> = {
   [INDEX_PROTOCOL]: 'cidx',
   [PROFILES_DHT_PROTOCOL]: 'profiles_dht',

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
-import { CIDX_VERSION, IDENTIFY_PROTOCOL } from '../../src/net/protocols.ts';
+import { IDENTIFY_PROTOCOL } from '../../src/net/protocols.ts';
 import { withoutSignedRecord } from '../../src/net/unsigned-identify.ts';
+import { CIDX_VERSION } from '../../src/net/version.ts';
 import { WireMeter } from '../../src/net/wire-meter.ts';
 import { connectAnew as connect } from '../support/identify.ts';
 
