@@ -11,9 +11,9 @@
  * the cores. By default every search is made by another node, just after the join: each is a
  * node's first search. `--from 0` makes one node make them all, and `--warmup W` has it search W
  * other profiles first (not scored): the searches of a node that has searched before, whose
- * connections are those its earlier searches left open. One configuration per call, in a fresh child process; prints one JSON line and one
- * Markdown table row. BENCH_HEAP_MB sets the child's V8 heap limit (default 12288); BENCH_PROGRESS=1
- * shows progress.
+ * connections are those its earlier searches left open. One configuration per call, in a fresh
+ * child process; prints one JSON line and one Markdown table row. BENCH_HEAP_MB sets the child's
+ * V8 heap limit (default 12288); BENCH_PROGRESS=1 shows progress.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
