@@ -9,15 +9,13 @@ import { registerSimCommand } from './sim-command.ts';
 import { registerSwarmKeyCommand } from './swarm-key-command.ts';
 import { registerTuneCommand } from './tune-command.ts';
 
-const VERSION = CIDX_VERSION;
-
 /** Builds the `cidx` command line; commander's own error output goes to `writeErr`. */
 export function createProgram(writeErr: (text: string) => void = () => {}): Command {
   const program = new Command('cidx')
     .description(
       'cidx — a peer-to-peer community index: find the communities most similar to a profile',
     )
-    .version(VERSION)
+    .version(CIDX_VERSION)
     // Errors are printed by main() as one line; inherited by the subcommands added below.
     .configureOutput({ writeErr })
     .exitOverride();
