@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import type { PeerId } from '@libp2p/interface';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
+import { describe, expect, it } from 'vitest';
+import type { CidxLibp2p } from '../../src/net/libp2p.ts';
+import { memoryHosts } from '../support/memory-hosts.ts';
 
 interface Tagger {
   newPeers: { add(peer: { id: PeerId; multiaddrs: [] }): Promise<void>; peers: unknown[] };
@@ -15,22 +15,9 @@ interface Tagger {
  * out; a node's own round must write the same tags, and write nothing while the list stays.
  */
 describe('closest-peer tagging', () => {
-  const hosts: CidxLibp2p[] = [];
-  afterEach(async () => {
-    await Promise.allSettled(hosts.splice(0).map((h) => h.stop()));
-  });
-  const started = async () => {
-    const h = await createHost({
-      transport: 'memory',
-      listen: [`/memory/closest-tagging-${randomBytes(4).toString('hex')}`],
-      encryption: 'plaintext',
-      // Its tagger's own timer every 120 s, not 5 s: only the rounds the test runs run.
-      simulation: true,
-    });
-    hosts.push(h);
-    await h.start();
-    return h;
-  };
+  // Simulation hosts: the tagger's own timer every 120 s, not 5 s: only the rounds the test runs run.
+  const make = memoryHosts('closest-tagging');
+  const started = () => make();
   const taggerOf = (h: CidxLibp2p) =>
     (h.services.profiles as unknown as { routingTable: { closestPeerTagger: Tagger } }).routingTable
       .closestPeerTagger;

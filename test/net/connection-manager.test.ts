@@ -1,27 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import type { Connection } from '@libp2p/interface';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectionManagerMissing } from '../../src/net/connection-manager.ts';
-import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
+import type { CidxLibp2p } from '../../src/net/libp2p.ts';
+import { memoryHosts } from '../support/memory-hosts.ts';
 import { WAIT_MS, waitFor } from '../support/swarm.ts';
 
 describe("a host's connection manager", () => {
-  const hosts: CidxLibp2p[] = [];
-  afterEach(async () => {
-    await Promise.allSettled(hosts.splice(0).map((h) => h.stop()));
-  });
-  const make = async (maxConnections?: number) => {
-    const h = await createHost({
-      ...(maxConnections === undefined ? {} : { maxConnections }),
-      transport: 'memory',
-      encryption: 'plaintext',
-      simulation: true,
-      listen: [`/memory/cm-${randomBytes(4).toString('hex')}`],
-    });
-    hosts.push(h);
-    await h.start();
-    return h;
-  };
+  const hostOf = memoryHosts('cm');
+  const make = (maxConnections?: number) =>
+    hostOf(maxConnections === undefined ? {} : { maxConnections });
 
   it('lists every connection once, in the order of its peers, as libp2p did', async () => {
     const hub = await make();

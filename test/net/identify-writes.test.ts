@@ -1,32 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { PeerRecord, RecordEnvelope } from '@libp2p/peer-record';
 import { multiaddr } from '@multiformats/multiaddr';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
+import { describe, expect, it } from 'vitest';
+import type { CidxLibp2p } from '../../src/net/libp2p.ts';
 import { cachesPeerRecords } from '../../src/net/peer-cache.ts';
 import { identifySealsOnceMissing } from '../../src/net/self-record.ts';
 import { streamsSkipKnownProtocolsMissing } from '../../src/net/stream-protocols.ts';
 import { connectAnew as connect } from '../support/identify.ts';
+import { memoryHosts } from '../support/memory-hosts.ts';
 
 const PING = '/ipfs/ping/1.0.0';
 
 describe('what a host writes to its peer store per connection and per stream', () => {
-  const hosts: CidxLibp2p[] = [];
-  afterEach(async () => {
-    await Promise.allSettled(hosts.splice(0).map((h) => h.stop()));
-  });
-  const make = async (peerRecords = true) => {
-    const h = await createHost({
-      transport: 'memory',
-      encryption: 'plaintext',
-      simulation: true,
-      peerRecords,
-      listen: [`/memory/iw-${randomBytes(4).toString('hex')}`],
-    });
-    hosts.push(h);
-    await h.start();
-    return h;
-  };
+  const hostOf = memoryHosts('iw');
+  const make = (peerRecords = true) => hostOf({ peerRecords });
   const recordOf = async (at: CidxLibp2p, of: CidxLibp2p) => {
     const bytes = (await at.peerStore.get(of.peerId)).peerRecordEnvelope;
     if (bytes === undefined) throw new Error('no signed peer record');

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { KadDHT } from '@libp2p/kad-dht';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   kadInternalsMissing,
   routingTablePeers,
@@ -8,7 +7,7 @@ import {
   SIMULATION_TAGGING_MS,
   slowClosestPeerTagging,
 } from '../../src/net/kad-internals.ts';
-import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
+import { memoryHosts } from '../support/memory-hosts.ts';
 
 /**
  * cidx reaches four things kad-dht keeps inside: its routing table's size, its closest-peer
@@ -16,20 +15,8 @@ import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
  * must fail here, not slow nodes down silently.
  */
 describe("kad-dht's insides", () => {
-  const hosts: CidxLibp2p[] = [];
-  afterEach(async () => {
-    await Promise.allSettled(hosts.splice(0).map((h) => h.stop()));
-  });
-  const host = async (simulation: boolean) => {
-    const h = await createHost({
-      transport: 'memory',
-      listen: [`/memory/kad-internals-${randomBytes(4).toString('hex')}`],
-      encryption: 'plaintext',
-      simulation,
-    });
-    hosts.push(h);
-    return h;
-  };
+  const make = memoryHosts('kad-internals');
+  const host = (simulation: boolean) => make({ simulation }, false);
   const tagger = (dht: KadDHT) =>
     (dht as unknown as { routingTable: { closestPeerTagger: { refreshInterval: unknown } } })
       .routingTable.closestPeerTagger.refreshInterval;

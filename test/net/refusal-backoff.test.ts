@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
+import { describe, expect, it } from 'vitest';
 import {
   backOffAfterRefusal,
   backoffCounts,
   refusalBackoffMissing,
 } from '../../src/net/refusal-backoff.ts';
+import { memoryHosts } from '../support/memory-hosts.ts';
 import { WAIT_MS, waitFor } from '../support/swarm.ts';
 
 /**
@@ -13,22 +12,7 @@ import { WAIT_MS, waitFor } from '../support/swarm.ts';
  * memory transport: a hub at its connection limit refuses, as libp2p does.
  */
 describe('dialling a peer that refused a connection', () => {
-  const hosts: CidxLibp2p[] = [];
-  afterEach(async () => {
-    await Promise.allSettled(hosts.splice(0).map((h) => h.stop()));
-  });
-  const make = async (o: Partial<Parameters<typeof createHost>[0]> = {}) => {
-    const h = await createHost({
-      transport: 'memory',
-      encryption: 'plaintext',
-      simulation: true,
-      listen: [`/memory/back-${randomBytes(4).toString('hex')}`],
-      ...o,
-    });
-    hosts.push(h);
-    await h.start();
-    return h;
-  };
+  const make = memoryHosts('back');
   /** A hub holding `limit` connections, all idle: the next peer is refused. */
   const fullHub = async (limit: number) => {
     const hub = await make({ maxConnections: limit });

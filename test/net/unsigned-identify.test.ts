@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
+import { describe, expect, it } from 'vitest';
 import { IDENTIFY_PROTOCOL } from '../../src/net/protocols.ts';
 import { withoutSignedRecord } from '../../src/net/unsigned-identify.ts';
 import { CIDX_VERSION } from '../../src/net/version.ts';
 import { WireMeter } from '../../src/net/wire-meter.ts';
 import { connectAnew as connect } from '../support/identify.ts';
+import { memoryHosts } from '../support/memory-hosts.ts';
 
 const varint = (n: number): number[] => (n < 128 ? [n] : [(n & 0x7f) | 0x80, ...varint(n >> 7)]);
 /** A protobuf length-delimited field. */
@@ -51,23 +50,9 @@ describe('an identify frame without its signed peer record', () => {
 });
 
 describe('identify between hosts, with and without signed peer records', () => {
-  const hosts: CidxLibp2p[] = [];
-  afterEach(async () => {
-    await Promise.allSettled(hosts.splice(0).map((h) => h.stop()));
-  });
-  const make = async (meter: WireMeter, peerRecords?: boolean) => {
-    const h = await createHost({
-      transport: 'memory',
-      encryption: 'plaintext',
-      simulation: true,
-      metrics: meter.component,
-      ...(peerRecords === undefined ? {} : { peerRecords }),
-      listen: [`/memory/ui-${randomBytes(4).toString('hex')}`],
-    });
-    hosts.push(h);
-    await h.start();
-    return h;
-  };
+  const hostOf = memoryHosts('ui');
+  const make = (meter: WireMeter, peerRecords?: boolean) =>
+    hostOf({ metrics: meter.component, ...(peerRecords === undefined ? {} : { peerRecords }) });
   /** identify's messages and bytes, once both ends of every connection have answered. */
   const identifyTraffic = async (meter: WireMeter, messages: number) => {
     await expect.poll(() => meter.snapshot()[IDENTIFY_PROTOCOL]?.messages ?? 0).toBe(messages);
