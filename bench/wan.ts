@@ -11,7 +11,9 @@
  * the cores. By default every search is made by another node, just after the join: each is a
  * node's first search. `--from 0` makes one node make them all, and `--warmup W` has it search W
  * other profiles first (not scored): the searches of a node that has searched before, whose
- * connections are those its earlier searches left open. One configuration per call, in a fresh
+ * connections are those its earlier searches left open. `--one-hop N` then counts, over the
+ * connections the swarm holds, how often N searchers could reach a key's replicas without a new
+ * connection (bench/one-hop.ts; in-process swarms only). One configuration per call, in a fresh
  * child process; prints one JSON line and one Markdown table row. BENCH_HEAP_MB sets the child's
  * V8 heap limit (default 12288); BENCH_PROGRESS=1 shows progress.
  */
@@ -22,8 +24,10 @@ import { runScenario } from '../sim/interpreter.ts';
 import { CAPABILITIES } from '../sim/modes.ts';
 import { parseScenario } from '../sim/scenario.ts';
 import { MAX_WORKERS, shardedSwarm } from '../sim/shards/swarm.ts';
+import { InProcessSwarm } from '../sim/swarm.ts';
 import { benchArgs, wholeNumber } from './args.ts';
 import { runChild } from './child.ts';
+import { type OneHop, oneHop } from './one-hop.ts';
 
 const { values } = benchArgs('bench:wan', {
   options: {
@@ -39,6 +43,7 @@ const { values } = benchArgs('bench:wan', {
     workers: { type: 'string' },
     from: { type: 'string', default: 'all' },
     warmup: { type: 'string', default: '0' },
+    'one-hop': { type: 'string', default: '0' },
     child: { type: 'boolean', default: false },
   },
 });
@@ -57,6 +62,7 @@ if (!/^(all|random\d*|\d+(-\d+)?)$/.test(FROM)) {
   process.exit(2);
 }
 const WARMUP = wholeNumber('warmup', values.warmup);
+const ONE_HOP = wholeNumber('one-hop', values['one-hop']);
 const WORKERS = values.workers === undefined ? undefined : Number(values.workers);
 if (
   WORKERS !== undefined &&
@@ -89,6 +95,18 @@ at +10s search users exact from=${FROM} label=scored
 `;
 }
 
+/** bench/one-hop.ts over the live nodes' open connections, as the scored searches left them. */
+function oneHopOf(swarm: InProcessSwarm, pairs: number): OneHop | undefined {
+  const live = swarm.alive();
+  const replicas = live[0]?.node.swarm.params.replicas;
+  if (replicas === undefined) return undefined;
+  const nodes = live.map((p) => ({
+    id: p.node.libp2p.peerId,
+    connected: new Set(p.node.libp2p.getConnections().map((c) => c.remotePeer.toString())),
+  }));
+  return oneHop(nodes, replicas, pairs);
+}
+
 async function child(): Promise<void> {
   const text = scenarioText();
   const file = join(tmpdir(), `bench-wan-${process.pid}.scenario`);
@@ -96,13 +114,14 @@ async function child(): Promise<void> {
   process.on('exit', () => rmSync(file, { force: true }));
   let searchCpuS = 0;
   let load = 0;
+  let hop: OneHop | undefined;
   const report = await runScenario(parseScenario(text, file), {
     file,
     progress: process.env.BENCH_PROGRESS === '1',
     ...(WORKERS === undefined
       ? {}
       : { swarm: { name: 'workers', can: CAPABILITIES.workers, create: shardedSwarm(WORKERS) } }),
-    aroundCommand: async (command, run) => {
+    aroundCommand: async (command, run, swarm) => {
       const c0 = process.cpuUsage();
       await run();
       // The last search command is the scored one (after any warm-up).
@@ -110,6 +129,8 @@ async function child(): Promise<void> {
       const c = process.cpuUsage(c0);
       searchCpuS = (c.user + c.system) / 1e6;
       load = loadavg()[0] ?? 0;
+      const s = swarm();
+      if (ONE_HOP > 0 && s instanceof InProcessSwarm) hop = oneHopOf(s, ONE_HOP);
     },
   });
   // The scored searches' own figures where the report has them under their label (the
@@ -149,6 +170,7 @@ async function child(): Promise<void> {
     cpuMsPerSearch: (1000 * searchCpuS) / SEARCHES,
     joinS: (m['time.join_ms'] ?? 0) / 1000,
     load,
+    ...(hop === undefined ? {} : { oneHop: hop }),
   };
   process.stdout.write(`${JSON.stringify(row)}\n`);
 }
@@ -167,6 +189,11 @@ const row = runChild<Row>(
 );
 const f = (v: unknown, d = 0) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(d) : '—');
 console.log(JSON.stringify(row));
+const hop = row.oneHop as unknown as OneHop | undefined;
+if (hop !== undefined)
+  console.log(
+    `one hop (${hop.pairs} searcher-key pairs, ${f(hop.connections, 1)} connections / node): replica connected ${f(100 * hop.direct, 1)} %, through the connected peer closest to the key ${f(100 * hop.viaClosest, 1)} %, either ${f(100 * hop.either, 1)} %; that peer's median rank ${hop.closestConnectedRank}`,
+  );
 console.log(
   '| label | nodes | network | RTT p50 | search p50 / p95 ms | search p50 / p95 RTTs | create p50 / p95 ms | create p50 RTTs | top-1 | precision | msgs / search | KiB / search | queries / probes per search | lookup hops | CPU ms / search | load |',
 );

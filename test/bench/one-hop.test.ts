@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { generateKeyPair } from '@libp2p/crypto/keys';
+import type { PeerId } from '@libp2p/interface';
+import { peerIdFromPrivateKey } from '@libp2p/peer-id';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type OneHopNode, oneHop } from '../../bench/one-hop.ts';
+import { sortByDistance } from '../../src/net/closest.ts';
+
+const N = 12;
+const REPLICAS = 3;
+const PAIRS = 200;
+let ids: PeerId[];
+
+/** The same keys and searchers on every call: a counter hashed, and a seeded generator. */
+function seeded() {
+  let k = 0;
+  let r = 1;
+  return {
+    key: () => createHash('sha256').update(`key-${k++}`).digest(),
+    random: () => {
+      r = (r * 48271) % 2147483647;
+      return r / 2147483647;
+    },
+  };
+}
+
+function graph(edges: (a: number, b: number) => boolean): OneHopNode[] {
+  return ids.map((id, a) => ({
+    id,
+    connected: new Set(ids.filter((_, b) => a !== b && edges(a, b)).map((p) => p.toString())),
+  }));
+}
+
+beforeAll(async () => {
+  ids = await Promise.all(
+    Array.from({ length: N }, async () => peerIdFromPrivateKey(await generateKeyPair('Ed25519'))),
+  );
+});
+
+describe('oneHop', () => {
+  it('reaches every key directly when every node is connected to every other', () => {
+    const s = seeded();
+    const r = oneHop(graph(() => true), REPLICAS, PAIRS, s.random, s.key);
+    expect(r).toMatchObject({ pairs: PAIRS, connections: N - 1, direct: 1, viaClosest: 1 });
+    expect(r.closestConnectedRank).toBe(0);
+  });
+
+  it('reaches nothing when no node holds a connection', () => {
+    const s = seeded();
+    const r = oneHop(graph(() => false), REPLICAS, PAIRS, s.random, s.key);
+    expect(r).toMatchObject({ pairs: PAIRS, connections: 0, direct: 0, viaClosest: 0, either: 0 });
+  });
+
+  it('counts a leaf of a star as direct only when the hub is a replica, through it always', () => {
+    // Node 0 is connected to all, the others only to it.
+    const star = graph((a, b) => a === 0 || b === 0);
+    const s = seeded();
+    const r = oneHop(star, REPLICAS, PAIRS, s.random, s.key);
+    // The same keys and searchers, counted here the plain way.
+    const t = seeded();
+    let pairs = 0;
+    let hubReplica = 0;
+    let leafPairs = 0;
+    while (pairs < PAIRS) {
+      const key = t.key();
+      const replicas = sortByDistance(ids, key)
+        .slice(0, REPLICAS)
+        .map((p) => p.toString());
+      const searcher = Math.floor(t.random() * N);
+      if (replicas.includes(ids[searcher]?.toString() as string)) continue;
+      pairs++;
+      if (searcher === 0) continue; // the hub is connected to every replica
+      leafPairs++;
+      if (replicas.includes(ids[0]?.toString() as string)) hubReplica++;
+    }
+    expect(r.pairs).toBe(PAIRS);
+    expect(r.viaClosest).toBe(1);
+    expect(r.direct).toBeCloseTo((PAIRS - leafPairs + hubReplica) / PAIRS, 10);
+    expect(r.direct).toBeLessThan(1);
+  });
+});
