@@ -8,9 +8,11 @@
  * answer, both ends). For each: CPU ms per operation (the process's, every thread), KiB
  * allocated per operation (V8's sampling heap profiler, garbage included) and the calls that
  * reached libp2p's peer store per operation, by method.
- * Usage: npm run bench:connection [-- --rounds 10]
+ * Usage: npm run bench:connection [-- --rounds 10] [--alloc-prof DIR]: DIR keeps each operation's
+ * allocation profile (DIR/connection.heapprofile, DIR/stream.heapprofile), read with
+ * `node bench/cpu-profile.ts`.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPair } from '@libp2p/crypto/keys';
@@ -25,7 +27,7 @@ import { benchArgs } from './args.ts';
 import { allocationsSampled } from './cpu-sampling.ts';
 
 const { values } = benchArgs('bench:connection', {
-  options: { rounds: { type: 'string', default: '10' } },
+  options: { rounds: { type: 'string', default: '10' }, 'alloc-prof': { type: 'string' } },
 });
 const ROUNDS = Number(values.rounds);
 if (!(Number.isInteger(ROUNDS) && ROUNDS >= 1)) {
@@ -108,7 +110,12 @@ async function pingAll(): Promise<void> {
 
 async function measure(what: string, op: () => Promise<void>) {
   for (let i = 0; i < 3; i++) await op();
-  const file = join(tmpdir(), `bench-connection-${run}.heapprofile`);
+  const keep = values['alloc-prof'];
+  if (keep !== undefined) mkdirSync(keep, { recursive: true });
+  const file =
+    keep === undefined
+      ? join(tmpdir(), `bench-connection-${run}.heapprofile`)
+      : join(keep, `${what.startsWith('a new connection') ? 'connection' : 'stream'}.heapprofile`);
   calls.clear();
   counting = true;
   const cpu0 = process.cpuUsage();
@@ -122,7 +129,7 @@ async function measure(what: string, op: () => Promise<void>) {
     children: Node[];
   }
   const profile = JSON.parse(readFileSync(file, 'utf8')) as { head: Node };
-  rmSync(file, { force: true });
+  if (keep === undefined) rmSync(file, { force: true });
   let bytes = 0;
   const walk = (n: Node) => {
     bytes += n.selfSize;
