@@ -12,11 +12,17 @@
  * nodes): whether the searcher is connected to a replica (`direct`); whether its connected peer
  * closest to the key is connected to one (`viaClosest`: one hop, two round trips on open
  * connections); and that peer's rank among the key's closest (the median), i.e. how near to the
- * key one hop gets.
+ * key one hop gets. `withinHops[h - 1]`: the share a greedy walk over open connections reaches in
+ * h hops (h ≤ MAX_HOPS) — each node on the way hands the key to its connected peer closest to
+ * it, until one holds a connection to a replica (1: the searcher does) — a walk that meets a
+ * node with no connected peer closer to the key than itself ends there, unreached.
  */
 import { randomBytes } from 'node:crypto';
 import type { PeerId } from '@libp2p/interface';
 import { distanceFrom } from '../src/net/closest.ts';
+
+/** How far the greedy walk is followed. */
+export const MAX_HOPS = 4;
 
 export interface OneHopNode {
   id: PeerId;
@@ -36,6 +42,8 @@ export interface OneHop {
   either: number;
   /** Median rank, among all nodes by distance to the key, of that connected peer (0: closest). */
   closestConnectedRank: number;
+  /** Share reached by the greedy walk within 1, 2, … MAX_HOPS hops (cumulative). */
+  withinHops: number[];
 }
 
 /** `random` returns a float in [0, 1) (the bench passes Math.random; tests a seeded one). */
@@ -53,9 +61,27 @@ export function oneHop(
   let via = 0;
   let either = 0;
   const ranks: number[] = [];
+  const reachedAt = new Array<number>(MAX_HOPS).fill(0);
   if (nodes.length <= replicas) {
-    return { pairs: 0, connections, direct: 0, viaClosest: 0, either: 0, closestConnectedRank: 0 };
+    return {
+      pairs: 0,
+      connections,
+      direct: 0,
+      viaClosest: 0,
+      either: 0,
+      closestConnectedRank: 0,
+      withinHops: reachedAt,
+    };
   }
+  /** The connected peer of `node` closest to the key (its index), or -1. */
+  const closestOf = (node: OneHopNode, rank: number[]) => {
+    let best = -1;
+    for (const p of node.connected) {
+      const i = index.get(p);
+      if (i !== undefined && (best < 0 || (rank[i] as number) < (rank[best] as number))) best = i;
+    }
+    return best;
+  };
   for (let tries = 0; counted < pairs && tries < pairs * 10; tries++) {
     const d = distanceFrom(key());
     const byDistance = nodes.map((n, i) => [d(n.id), i] as const).sort((a, b) => a[0] - b[0]);
@@ -68,19 +94,26 @@ export function oneHop(
     if ((rank[searcher] as number) < replicas) continue;
     counted++;
     const own = nodes[searcher] as OneHopNode;
-    const isDirect = replicaIds.some((r) => r !== undefined && own.connected.has(r));
-    let best = -1;
-    for (const p of own.connected) {
-      const i = index.get(p);
-      if (i !== undefined && (best < 0 || (rank[i] as number) < (rank[best] as number))) best = i;
+    const holdsReplica = (n: OneHopNode) =>
+      replicaIds.some((r) => r !== undefined && n.connected.has(r));
+    const isDirect = holdsReplica(own);
+    const best = closestOf(own, rank);
+    let at = searcher;
+    for (let h = 1; h <= MAX_HOPS; h++) {
+      const node = nodes[at] as OneHopNode;
+      if ((rank[at] as number) < replicas || holdsReplica(node)) {
+        reachedAt[h - 1] = (reachedAt[h - 1] as number) + 1;
+        break;
+      }
+      const next = closestOf(node, rank);
+      if (next < 0 || (rank[next] as number) >= (rank[at] as number)) break;
+      at = next;
     }
     let isVia = false;
     if (best >= 0) {
       ranks.push(rank[best] as number);
       const hop = nodes[best] as OneHopNode;
-      isVia =
-        (rank[best] as number) < replicas ||
-        replicaIds.some((r) => r !== undefined && hop.connected.has(r));
+      isVia = (rank[best] as number) < replicas || holdsReplica(hop);
     }
     if (isDirect) direct++;
     if (isVia) via++;
@@ -95,5 +128,8 @@ export function oneHop(
     viaClosest: share(via),
     either: share(either),
     closestConnectedRank: ranks.length === 0 ? 0 : (ranks[Math.floor(ranks.length / 2)] as number),
+    withinHops: reachedAt.map((_, h) =>
+      share(reachedAt.slice(0, h + 1).reduce((a, b) => a + b, 0)),
+    ),
   };
 }

@@ -192,7 +192,7 @@ console.log(JSON.stringify(row));
 const hop = row.oneHop as unknown as OneHop | undefined;
 if (hop !== undefined)
   console.log(
-    `one hop (${hop.pairs} searcher-key pairs, ${f(hop.connections, 1)} connections / node): replica connected ${f(100 * hop.direct, 1)} %, through the connected peer closest to the key ${f(100 * hop.viaClosest, 1)} %, either ${f(100 * hop.either, 1)} %; that peer's median rank ${hop.closestConnectedRank}`,
+    `one hop (${hop.pairs} searcher-key pairs, ${f(hop.connections, 1)} connections / node): replica connected ${f(100 * hop.direct, 1)} %, through the connected peer closest to the key ${f(100 * hop.viaClosest, 1)} %, either ${f(100 * hop.either, 1)} %; that peer's median rank ${hop.closestConnectedRank}; a greedy walk over open connections reaches a replica within 1/2/3/4 hops: ${hop.withinHops.map((x) => `${f(100 * x, 1)} %`).join(' / ')}`,
   );
 console.log(
   '| label | nodes | network | RTT p50 | search p50 / p95 ms | search p50 / p95 RTTs | create p50 / p95 ms | create p50 RTTs | top-1 | precision | msgs / search | KiB / search | queries / probes per search | lookup hops | CPU ms / search | load |',

@@ -40,18 +40,32 @@ beforeAll(async () => {
 describe('oneHop', () => {
   it('reaches every key directly when every node is connected to every other', () => {
     const s = seeded();
-    const r = oneHop(graph(() => true), REPLICAS, PAIRS, s.random, s.key);
+    const r = oneHop(
+      graph(() => true),
+      REPLICAS,
+      PAIRS,
+      s.random,
+      s.key,
+    );
     expect(r).toMatchObject({ pairs: PAIRS, connections: N - 1, direct: 1, viaClosest: 1 });
     expect(r.closestConnectedRank).toBe(0);
+    expect(r.withinHops).toEqual([1, 1, 1, 1]);
   });
 
   it('reaches nothing when no node holds a connection', () => {
     const s = seeded();
-    const r = oneHop(graph(() => false), REPLICAS, PAIRS, s.random, s.key);
+    const r = oneHop(
+      graph(() => false),
+      REPLICAS,
+      PAIRS,
+      s.random,
+      s.key,
+    );
     expect(r).toMatchObject({ pairs: PAIRS, connections: 0, direct: 0, viaClosest: 0, either: 0 });
+    expect(r.withinHops).toEqual([0, 0, 0, 0]);
   });
 
-  it('counts a leaf of a star as direct only when the hub is a replica, through it always', () => {
+  it('counts a leaf of a star as direct only when the hub is a replica; its walk goes on through the hub only when that is closer', () => {
     // Node 0 is connected to all, the others only to it.
     const star = graph((a, b) => a === 0 || b === 0);
     const s = seeded();
@@ -61,21 +75,29 @@ describe('oneHop', () => {
     let pairs = 0;
     let hubReplica = 0;
     let leafPairs = 0;
+    let hubCloser = 0;
     while (pairs < PAIRS) {
       const key = t.key();
-      const replicas = sortByDistance(ids, key)
-        .slice(0, REPLICAS)
-        .map((p) => p.toString());
+      const order = sortByDistance(ids, key).map((p) => p.toString());
+      const replicas = order.slice(0, REPLICAS);
       const searcher = Math.floor(t.random() * N);
       if (replicas.includes(ids[searcher]?.toString() as string)) continue;
       pairs++;
       if (searcher === 0) continue; // the hub is connected to every replica
       leafPairs++;
-      if (replicas.includes(ids[0]?.toString() as string)) hubReplica++;
+      const hub = order.indexOf(ids[0]?.toString() as string);
+      if (hub < REPLICAS) hubReplica++;
+      // The walk goes on through the hub only if it is closer to the key than the leaf.
+      else if (hub < order.indexOf(ids[searcher]?.toString() as string)) hubCloser++;
     }
     expect(r.pairs).toBe(PAIRS);
     expect(r.viaClosest).toBe(1);
     expect(r.direct).toBeCloseTo((PAIRS - leafPairs + hubReplica) / PAIRS, 10);
     expect(r.direct).toBeLessThan(1);
+    const twoHops = (PAIRS - leafPairs + hubReplica + hubCloser) / PAIRS;
+    expect(r.withinHops[0]).toBeCloseTo(r.direct, 10);
+    expect(r.withinHops[1]).toBeCloseTo(twoHops, 10);
+    expect(r.withinHops[3]).toBeCloseTo(twoHops, 10);
+    expect(twoHops).toBeLessThan(1);
   });
 });
