@@ -15,7 +15,11 @@
  * key one hop gets. `withinHops[h - 1]`: the share a greedy walk over open connections reaches in
  * h hops (h ≤ MAX_HOPS) — each node on the way hands the key to its connected peer closest to
  * it, until one holds a connection to a replica (1: the searcher does) — a walk that meets a
- * node with no connected peer closer to the key than itself ends there, unreached.
+ * node with no connected peer closer to the key than itself ends there, unreached. Given the
+ * network model's round trips, `walkMs` is the median and 90th percentile, over the walks that
+ * reach a replica, of the round trips summed along the walk (to the replica nearest in time
+ * among those the last node holds): what the forwarded query and its answer, back the same
+ * way, would take on the wire.
  */
 import { randomBytes } from 'node:crypto';
 import type { PeerId } from '@libp2p/interface';
@@ -44,6 +48,8 @@ export interface OneHop {
   closestConnectedRank: number;
   /** Share reached by the greedy walk within 1, 2, … MAX_HOPS hops (cumulative). */
   withinHops: number[];
+  /** The reached walks' summed round trips (ms), median and 90th percentile; with `rttMs`. */
+  walkMs?: { p50: number; p90: number };
 }
 
 /** `random` returns a float in [0, 1) (the bench passes Math.random; tests a seeded one). */
@@ -53,6 +59,7 @@ export function oneHop(
   pairs: number,
   random: () => number = Math.random,
   key: () => Uint8Array = () => randomBytes(32),
+  rttMs?: (a: number, b: number) => number,
 ): OneHop {
   const index = new Map(nodes.map((n, i) => [n.id.toString(), i]));
   const connections = nodes.reduce((s, n) => s + n.connected.size, 0) / Math.max(1, nodes.length);
@@ -62,6 +69,7 @@ export function oneHop(
   let either = 0;
   const ranks: number[] = [];
   const reachedAt = new Array<number>(MAX_HOPS).fill(0);
+  const walks: number[] = [];
   if (nodes.length <= replicas) {
     return {
       pairs: 0,
@@ -99,14 +107,24 @@ export function oneHop(
     const isDirect = holdsReplica(own);
     const best = closestOf(own, rank);
     let at = searcher;
+    let ms = 0;
     for (let h = 1; h <= MAX_HOPS; h++) {
       const node = nodes[at] as OneHopNode;
       if ((rank[at] as number) < replicas || holdsReplica(node)) {
         reachedAt[h - 1] = (reachedAt[h - 1] as number) + 1;
+        if (rttMs !== undefined) {
+          // The last hop, to the replica nearest in time the node holds (none: it is one).
+          const last = replicaIds
+            .map((r) => (r !== undefined && node.connected.has(r) ? index.get(r) : undefined))
+            .filter((i): i is number => i !== undefined)
+            .map((i) => rttMs(at, i));
+          walks.push(ms + (last.length === 0 ? 0 : Math.min(...last)));
+        }
         break;
       }
       const next = closestOf(node, rank);
       if (next < 0 || (rank[next] as number) >= (rank[at] as number)) break;
+      if (rttMs !== undefined) ms += rttMs(at, next);
       at = next;
     }
     let isVia = false;
@@ -131,5 +149,14 @@ export function oneHop(
     withinHops: reachedAt.map((_, h) =>
       share(reachedAt.slice(0, h + 1).reduce((a, b) => a + b, 0)),
     ),
+    ...(rttMs === undefined || walks.length === 0
+      ? {}
+      : { walkMs: { p50: quantile(walks, 0.5), p90: quantile(walks, 0.9) } }),
   };
+}
+
+/** The q-quantile of xs (nearest rank). */
+function quantile(xs: number[], q: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 }

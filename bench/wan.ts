@@ -25,6 +25,7 @@ import { CAPABILITIES } from '../sim/modes.ts';
 import { parseScenario } from '../sim/scenario.ts';
 import { MAX_WORKERS, shardedSwarm } from '../sim/shards/swarm.ts';
 import { InProcessSwarm } from '../sim/swarm.ts';
+import type { SimPeer } from '../sim/swarm-api.ts';
 import { benchArgs, wholeNumber } from './args.ts';
 import { runChild } from './child.ts';
 import { type OneHop, oneHop } from './one-hop.ts';
@@ -104,7 +105,12 @@ function oneHopOf(swarm: InProcessSwarm, pairs: number): OneHop | undefined {
     id: p.node.libp2p.peerId,
     connected: new Set(p.node.libp2p.getConnections().map((c) => c.remotePeer.toString())),
   }));
-  return oneHop(nodes, replicas, pairs);
+  const rtt = swarm.network.rttMs?.bind(swarm.network);
+  const ms =
+    NETWORK === 'none' || rtt === undefined
+      ? undefined
+      : (a: number, b: number) => rtt(live[a] as SimPeer, live[b] as SimPeer);
+  return oneHop(nodes, replicas, pairs, Math.random, undefined, ms);
 }
 
 async function child(): Promise<void> {
@@ -192,7 +198,7 @@ console.log(JSON.stringify(row));
 const hop = row.oneHop as unknown as OneHop | undefined;
 if (hop !== undefined)
   console.log(
-    `one hop (${hop.pairs} searcher-key pairs, ${f(hop.connections, 1)} connections / node): replica connected ${f(100 * hop.direct, 1)} %, through the connected peer closest to the key ${f(100 * hop.viaClosest, 1)} %, either ${f(100 * hop.either, 1)} %; that peer's median rank ${hop.closestConnectedRank}; a greedy walk over open connections reaches a replica within 1/2/3/4 hops: ${hop.withinHops.map((x) => `${f(100 * x, 1)} %`).join(' / ')}`,
+    `one hop (${hop.pairs} searcher-key pairs, ${f(hop.connections, 1)} connections / node): replica connected ${f(100 * hop.direct, 1)} %, through the connected peer closest to the key ${f(100 * hop.viaClosest, 1)} %, either ${f(100 * hop.either, 1)} %; that peer's median rank ${hop.closestConnectedRank}; a greedy walk over open connections reaches a replica within 1/2/3/4 hops: ${hop.withinHops.map((x) => `${f(100 * x, 1)} %`).join(' / ')}${hop.walkMs === undefined ? '' : `; the reached walks' round trips summed: p50 ${f(hop.walkMs.p50)} ms, p90 ${f(hop.walkMs.p90)} ms (the model's median round trip on the connections used: ${f(row.rttP50)} ms)`}`,
   );
 console.log(
   '| label | nodes | network | RTT p50 | search p50 / p95 ms | search p50 / p95 RTTs | create p50 / p95 ms | create p50 RTTs | top-1 | precision | msgs / search | KiB / search | queries / probes per search | lookup hops | CPU ms / search | load |',

@@ -106,6 +106,8 @@ export interface SwarmNetwork {
   stats(): NetworkStats;
   /** The region a node is in (undefined without regions). */
   regionOf(peer: SimPeer): string | undefined;
+  /** The model's round trip between two nodes (ms); in-process swarms only. */
+  rttMs?(a: SimPeer, b: SimPeer): number;
 }
 
 export interface ProcessFigures {

@@ -88,6 +88,7 @@ export class InProcessSwarm implements SimSwarm {
       spec,
       stats: (): NetworkStats => net.stats(),
       regionOf: (p: SimPeer) => net.regionOf(nameOf(p.index)),
+      rttMs: (a: SimPeer, b: SimPeer) => net.rttMs(nameOf(a.index), nameOf(b.index)),
     };
   }
 

@@ -50,6 +50,30 @@ describe('oneHop', () => {
     expect(r).toMatchObject({ pairs: PAIRS, connections: N - 1, direct: 1, viaClosest: 1 });
     expect(r.closestConnectedRank).toBe(0);
     expect(r.withinHops).toEqual([1, 1, 1, 1]);
+    expect(r.walkMs).toBeUndefined();
+    const t = seeded();
+    const timed = oneHop(
+      graph(() => true),
+      REPLICAS,
+      PAIRS,
+      t.random,
+      t.key,
+      () => 100,
+    );
+    // Every walk is one hop, straight to a replica.
+    expect(timed.walkMs).toEqual({ p50: 100, p90: 100 });
+  });
+
+  it("sums the round trips along a walk that goes through the star's hub", () => {
+    const star = graph((a, b) => a === 0 || b === 0);
+    const s = seeded();
+    // From the hub 10 ms to anyone; between leaves (never used: they are not connected) 1000.
+    const r = oneHop(star, REPLICAS, PAIRS, s.random, s.key, (a, b) =>
+      a === 0 || b === 0 ? 10 : 1000,
+    );
+    // Reached in one hop (10 ms) or through the hub (20 ms); most reached walks take two.
+    expect(r.walkMs?.p90).toBe(20);
+    expect([10, 20]).toContain(r.walkMs?.p50);
   });
 
   it('reaches nothing when no node holds a connection', () => {
