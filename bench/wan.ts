@@ -72,6 +72,10 @@ if (
   console.error(`--workers: an integer from 0 to ${MAX_WORKERS}`);
   process.exit(2);
 }
+if (ONE_HOP > 0 && WORKERS !== undefined) {
+  console.error('--one-hop reads the nodes of this process: not with --workers');
+  process.exit(2);
+}
 
 function scenarioText(): string {
   const net =
