@@ -24,6 +24,12 @@ function seeded() {
   };
 }
 
+/** The census of `nodes` over the seeded keys and searchers. */
+function census(nodes: OneHopNode[], rttMs?: (a: number, b: number) => number) {
+  const s = seeded();
+  return oneHop(nodes, REPLICAS, PAIRS, s.random, s.key, rttMs);
+}
+
 function graph(edges: (a: number, b: number) => boolean): OneHopNode[] {
   return ids.map((id, a) => ({
     id,
@@ -39,25 +45,13 @@ beforeAll(async () => {
 
 describe('oneHop', () => {
   it('reaches every key directly when every node is connected to every other', () => {
-    const s = seeded();
-    const r = oneHop(
-      graph(() => true),
-      REPLICAS,
-      PAIRS,
-      s.random,
-      s.key,
-    );
+    const r = census(graph(() => true));
     expect(r).toMatchObject({ pairs: PAIRS, connections: N - 1, direct: 1, viaClosest: 1 });
     expect(r.closestConnectedRank).toBe(0);
     expect(r.withinHops).toEqual([1, 1, 1, 1]);
     expect(r.walkMs).toBeUndefined();
-    const t = seeded();
-    const timed = oneHop(
+    const timed = census(
       graph(() => true),
-      REPLICAS,
-      PAIRS,
-      t.random,
-      t.key,
       () => 100,
     );
     // Every walk is one hop, straight to a replica.
@@ -66,25 +60,15 @@ describe('oneHop', () => {
 
   it("sums the round trips along a walk that goes through the star's hub", () => {
     const star = graph((a, b) => a === 0 || b === 0);
-    const s = seeded();
     // From the hub 10 ms to anyone; between leaves (never used: they are not connected) 1000.
-    const r = oneHop(star, REPLICAS, PAIRS, s.random, s.key, (a, b) =>
-      a === 0 || b === 0 ? 10 : 1000,
-    );
+    const r = census(star, (a, b) => (a === 0 || b === 0 ? 10 : 1000));
     // Reached in one hop (10 ms) or through the hub (20 ms); most reached walks take two.
     expect(r.walkMs?.p90).toBe(20);
     expect([10, 20]).toContain(r.walkMs?.p50);
   });
 
   it('reaches nothing when no node holds a connection', () => {
-    const s = seeded();
-    const r = oneHop(
-      graph(() => false),
-      REPLICAS,
-      PAIRS,
-      s.random,
-      s.key,
-    );
+    const r = census(graph(() => false));
     expect(r).toMatchObject({ pairs: PAIRS, connections: 0, direct: 0, viaClosest: 0, either: 0 });
     expect(r.withinHops).toEqual([0, 0, 0, 0]);
   });
@@ -92,8 +76,7 @@ describe('oneHop', () => {
   it('counts a leaf of a star as direct only when the hub is a replica; its walk goes on through the hub only when that is closer', () => {
     // Node 0 is connected to all, the others only to it.
     const star = graph((a, b) => a === 0 || b === 0);
-    const s = seeded();
-    const r = oneHop(star, REPLICAS, PAIRS, s.random, s.key);
+    const r = census(star);
     // The same keys and searchers, counted here the plain way.
     const t = seeded();
     let pairs = 0;
