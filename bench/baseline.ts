@@ -11,7 +11,7 @@
  * run, and writes a .cpuprofile that Chrome DevTools or `node bench/cpu-profile.ts` reads.
  * --size replaces the corpus with synthetic profiles of that many attributes (queries as large).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runScenario } from '../sim/interpreter.ts';
@@ -20,6 +20,7 @@ import { benchArgs } from './args.ts';
 import { runChild } from './child.ts';
 import { profiled } from './cpu-sampling.ts';
 import { DATA_DIR } from './eval/publish.ts';
+import { removedAtExit } from './removed-at-exit.ts';
 
 const { values } = benchArgs('bench:baseline', {
   options: {
@@ -95,7 +96,7 @@ at +0s search users exact concurrency=4
 at +0s update communities perturb keep=0.9
 `;
   const file = join(mkdtempSync(join(tmpdir(), 'cidx-baseline-')), `${mode}.scenario`);
-  process.on('exit', () => rmSync(dirname(file), { recursive: true, force: true }));
+  removedAtExit(dirname(file));
   writeFileSync(file, text);
   const t0 = Date.now();
   const profile = mode === 'lsh' ? values['cpu-prof'] : undefined;

@@ -27,7 +27,7 @@
  * after the join (small sizes only: a snapshot needs several times the live heap).
  */
 import { spawnSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -39,6 +39,7 @@ import { MAX_WORKERS, ShardedSwarm, shardedSwarm } from '../sim/shards/swarm.ts'
 import { InProcessSwarm } from '../sim/swarm.ts';
 import type { SimSwarm } from '../sim/swarm-api.ts';
 import { allocationsSampled, profiled } from './cpu-sampling.ts';
+import { removedAtExit } from './removed-at-exit.ts';
 import {
   type Census,
   census,
@@ -197,10 +198,7 @@ at +0s search users exact concurrency=4
 `;
   const file = join(tmpdir(), `bench-sim-${size}.scenario`);
   writeFileSync(file, text);
-  process.on('exit', () => rmSync(file, { force: true }));
-  // Stopped by a signal (a long run cut short), Node exits without 'exit' handlers.
-  process.once('SIGINT', () => process.exit(130));
-  process.once('SIGTERM', () => process.exit(143));
+  removedAtExit(file);
   const gc = new GcClock();
   let liveHeapMb = Number.NaN;
   const phases: Record<string, Phase> = {};

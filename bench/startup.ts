@@ -6,9 +6,10 @@
  * Usage: npm run bench:startup [-- [--runs 20] node --help]   (default: node --help)
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { removedAtExit } from './removed-at-exit.ts';
 
 // `--runs N` first; everything after it is the cidx command line (flags of cidx included).
 const argv = process.argv.slice(2);
@@ -33,7 +34,7 @@ function run(nodeArgs: string[], env: Record<string, string> = {}): number {
 // A preload that writes the process's peak RSS and CPU time at exit (no module hook: it would
 // cost time of its own). CPU time moves less than wall time on a machine shared with others.
 const dir = mkdtempSync(join(tmpdir(), 'cidx-startup-'));
-process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+removedAtExit(dir);
 const usageFile = join(dir, 'usage');
 const usageHook = `data:text/javascript,import{writeFileSync as w}from'node:fs';process.on('exit',()=>{const u=process.resourceUsage();w(${JSON.stringify(usageFile)},JSON.stringify([u.maxRSS,(u.userCPUTime+u.systemCPUTime)/1000]))})`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;

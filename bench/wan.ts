@@ -17,7 +17,7 @@
  * child process; prints one JSON line and one Markdown table row. BENCH_HEAP_MB sets the child's
  * V8 heap limit (default 12288); BENCH_PROGRESS=1 shows progress.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runScenario } from '../sim/interpreter.ts';
@@ -29,6 +29,7 @@ import type { SimPeer } from '../sim/swarm-api.ts';
 import { benchArgs, wholeNumber } from './args.ts';
 import { runChild } from './child.ts';
 import { type OneHop, oneHop } from './one-hop.ts';
+import { removedAtExit } from './removed-at-exit.ts';
 
 const { values } = benchArgs('bench:wan', {
   options: {
@@ -121,7 +122,7 @@ async function child(): Promise<void> {
   const text = scenarioText();
   const file = join(tmpdir(), `bench-wan-${process.pid}.scenario`);
   writeFileSync(file, text);
-  process.on('exit', () => rmSync(file, { force: true }));
+  removedAtExit(file);
   let searchCpuS = 0;
   let load = 0;
   let hop: OneHop | undefined;
