@@ -2,18 +2,24 @@
  * Routing-table pings of peers that have just answered, answered from memory.
  *
  * kad-dht (16.x) pings a peer before it adds it to a routing table, and pings old contacts of a
- * full bucket before it keeps them. But every peer it offers its table comes through
- * `queueRoutingTableUpdate`, and kad-dht calls that for two reasons only: the peer has just
- * answered one of its queries, or identify has just completed on a new connection to it. Either
- * way the peer proved it is alive a moment ago, and the ping that follows (a new stream, two
- * protocol negotiations, 32 bytes each way) tells nothing new: on a 500-node swarm these pings
- * were a third of every search's messages (docs/BENCHMARKS.md).
+ * full bucket before it keeps them. Every peer it offers its table comes through
+ * `queueRoutingTableUpdate`, for one of three reasons: the peer has just answered one of its
+ * queries, identify has just completed on a new connection to it, or another peer named it in
+ * an answer. In the first two the peer proved it is alive a moment ago, over a connection still
+ * open, and the ping that follows (a new stream, two protocol negotiations, 32 bytes each way)
+ * tells nothing new: on a 500-node swarm these pings were a third of every search's messages
+ * (docs/BENCHMARKS.md).
  *
- * So a node notes when kad-dht offered it each peer, and for `freshMs` after that answers
- * kad-dht's ping of that peer as a successful one (and tells kad-dht's closest-peer tagger, as
- * a real ping would); older evidence, or none (peers loaded from the peer store at start, old
- * contacts not heard from since, peers whose every connection has closed since), gets the real
- * ping. kad-dht has no option for this; reached
+ * So a node notes when kad-dht offered it each connected peer, and for `freshMs` after that
+ * answers kad-dht's ping of that peer as a successful one (and tells kad-dht's closest-peer
+ * tagger, as a real ping would); older evidence, or none (peers loaded from the peer store at
+ * start, old contacts not heard from since, peers whose every connection has closed since),
+ * gets the real ping. A peer only named by another — no connection to it — is no evidence of
+ * anything: a peer that answers may name peers long gone, or peers that never were. Such an
+ * offer is dropped, as Kademlia's paper has it (a node learns contacts from the messages it
+ * receives): if the peer matters the lookup that heard of it queries it, and its answer
+ * offers it again, connected. kad-dht would ping it first, a dial to a peer that may not
+ * exist. kad-dht has no option for this; reached
  * through its internals, checked by `kadInternalsMissing`, and left alone if their shape
  * changes. Upstream, the natural fix is for the k-bucket to take the time a contact was last
  * heard from instead of `lastPing: 0`.
@@ -26,6 +32,8 @@ export class FreshContacts {
   readonly #heard: RecentPeers;
   /** Pings answered from memory, and pings that went to the network. */
   readonly pings = { skipped: 0, sent: 0 };
+  /** Offers of peers only named by others, not connected: dropped. */
+  namedOnly = 0;
 
   readonly freshMs: number;
 
@@ -75,15 +83,24 @@ export function freshPingsReachable(dht: unknown): boolean {
 
 /**
  * Makes the DHT's routing table answer pings of peers offered to it within `fresh.freshMs` from
- * memory. False (and nothing changed) if kad-dht's internals are not where 16.x keeps them, or
- * if `freshMs` is 0 (every ping goes to the network, as kad-dht does alone).
+ * memory, and drop offers of peers `connected` says it holds no connection to. False (and
+ * nothing changed) if kad-dht's internals are not where 16.x keeps them, or if `freshMs` is 0
+ * (every ping goes to the network, and every offer is taken, as kad-dht does alone).
  */
-export function answerFreshPings(dht: unknown, fresh: FreshContacts): boolean {
+export function answerFreshPings(
+  dht: unknown,
+  fresh: FreshContacts,
+  connected: (peer: PeerId) => boolean,
+): boolean {
   if (fresh.freshMs <= 0 || !freshPingsReachable(dht)) return false;
   const rt = routingTable(dht) as Required<RoutingTableInternals>;
   const queue = rt.queueRoutingTableUpdate.bind(rt);
   const ping = rt.pingContact.bind(rt);
   rt.queueRoutingTableUpdate = (peerId, options) => {
+    if (!connected(peerId)) {
+      fresh.namedOnly++;
+      return;
+    }
     fresh.heard(peerId);
     queue(peerId, options);
   };

@@ -370,8 +370,9 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   host.services.reachability.attach([host.services.profiles, host.services.addresses]);
   // One record for both DHTs: a peer that answered either is alive for both.
   const fresh = new FreshContacts(o.freshContactMs ?? SETTINGS.timing.freshContactMs.default);
-  answerFreshPings(host.services.profiles, fresh);
-  answerFreshPings(host.services.addresses, fresh);
+  const connected = (p: PeerId) => host.getConnections(p).length > 0;
+  answerFreshPings(host.services.profiles, fresh, connected);
+  answerFreshPings(host.services.addresses, fresh, connected);
   host.addEventListener('peer:disconnect', (e) => fresh.forget(e.detail));
   // The closest-peer tagger's rounds cost nothing while its list stays the same.
   cheapClosestPeerTagging(host.services.profiles);

@@ -38,10 +38,15 @@ describe('routing-table pings of peers that have just answered', () => {
     let now = 0;
     const fresh = new FreshContacts(10_000, () => now);
     const rt = fakeTable();
-    expect(answerFreshPings({ routingTable: rt }, fresh)).toBe(true);
-    const [a, b] = [await peer(), await peer()];
+    const [a, b, named] = [await peer(), await peer(), await peer()];
+    const connected = (p: PeerId) => !p.equals(named);
+    expect(answerFreshPings({ routingTable: rt }, fresh, connected)).toBe(true);
     rt.queueRoutingTableUpdate(a);
+    // Only named by another peer, not connected: dropped, not offered, and no evidence.
+    rt.queueRoutingTableUpdate(named);
     expect(rt.offered).toEqual([a]);
+    expect(fresh.namedOnly).toBe(1);
+    expect(fresh.isFresh(named)).toBe(false);
     now = 10_000;
     expect(await rt.pingContact({ peerId: a })).toBe(true);
     expect(rt.events).toEqual([a]);
@@ -57,12 +62,13 @@ describe('routing-table pings of peers that have just answered', () => {
   it('with a window of 0, or without the internals, leave the table as it is', async () => {
     const rt = fakeTable();
     const ping = rt.pingContact;
-    expect(answerFreshPings({ routingTable: rt }, new FreshContacts(0))).toBe(false);
+    const any = () => true;
+    expect(answerFreshPings({ routingTable: rt }, new FreshContacts(0), any)).toBe(false);
     expect(rt.pingContact).toBe(ping);
-    expect(answerFreshPings({}, new FreshContacts(10_000))).toBe(false);
-    expect(answerFreshPings({ routingTable: { pingContact: ping } }, new FreshContacts(1))).toBe(
-      false,
-    );
+    expect(answerFreshPings({}, new FreshContacts(10_000), any)).toBe(false);
+    expect(
+      answerFreshPings({ routingTable: { pingContact: ping } }, new FreshContacts(1), any),
+    ).toBe(false);
   });
 
   it('remember at most 4096 peers, forgetting the oldest evidence first', async () => {
@@ -146,5 +152,84 @@ describe('two real nodes meeting', () => {
     const { meter } = await meet(0);
     // A ping of each DHT's table on each side: a request and its answer each.
     expect(meter.snapshot()[PING]?.streams).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('a peer only named by another', () => {
+  const hosts: CidxLibp2p[] = [];
+  afterEach(async () => {
+    await Promise.allSettled(hosts.splice(0).map((h) => h.stop()));
+  });
+  const make = async (freshContactMs: number) => {
+    const h = await createHost({
+      transport: 'memory',
+      listen: [`/memory/named-${randomBytes(4).toString('hex')}`],
+      encryption: 'plaintext',
+      simulation: true,
+      freshContactMs,
+    });
+    hosts.push(h);
+    await h.start();
+    return h;
+  };
+  const holds = (h: CidxLibp2p, p: PeerId) =>
+    (routingTablePeers(h.services.profiles) ?? []).includes(p.toString());
+  /** Resolves once `h`'s ProfilesDHT table holds `p`. */
+  const until = (h: CidxLibp2p, p: PeerId) =>
+    new Promise<void>((resolve) => {
+      const rt = (h.services.profiles as unknown as { routingTable: EventTarget }).routingTable;
+      const check = () => {
+        if (!holds(h, p)) return;
+        rt.removeEventListener('peer:add', check);
+        resolve();
+      };
+      rt.addEventListener('peer:add', check);
+      check();
+    });
+
+  /**
+   * b holds gone in its table, then gone stops; a, connected to b alone, looks up gone's id,
+   * and b's answer names gone. Returns a's table after the lookup and kad-dht's queued work.
+   */
+  async function lookUpTheGone(freshContactMs: number) {
+    const [a, b, gone] = [
+      await make(freshContactMs),
+      await make(freshContactMs),
+      await make(freshContactMs),
+    ];
+    const known = until(b, gone.peerId);
+    await b.dial(gone.getMultiaddrs()[0] as never);
+    await known;
+    await gone.stop();
+    expect(holds(b, gone.peerId)).toBe(true); // b still names it
+    const metB = until(a, b.peerId);
+    await a.dial(b.getMultiaddrs()[0] as never);
+    await metB;
+    const events: string[] = [];
+    for await (const ev of a.services.profiles.getClosestPeers(gone.peerId.toMultihash().bytes))
+      if (ev.name === 'PEER_RESPONSE') events.push(...ev.closer.map((p) => p.id.toString()));
+    const rt = (
+      a.services.profiles as unknown as {
+        routingTable: { routingTableUpdateQueue: { onIdle(): Promise<void> } } & Record<
+          string,
+          { onIdle(): Promise<void> }
+        >;
+      }
+    ).routingTable;
+    await rt.routingTableUpdateQueue.onIdle();
+    await rt.pingNewContactQueue?.onIdle();
+    return { named: events.includes(gone.peerId.toString()), added: holds(a, gone.peerId) };
+  }
+
+  it('does not enter the routing table: it may be gone, and here it is', async () => {
+    const r = await lookUpTheGone(10_000);
+    expect(r.named).toBe(true);
+    expect(r.added).toBe(false);
+  });
+
+  it('is pinged by kad-dht alone (window 0) and not added once the ping fails', async () => {
+    const r = await lookUpTheGone(0);
+    expect(r.named).toBe(true);
+    expect(r.added).toBe(false);
   });
 });
