@@ -16,12 +16,11 @@
  * start, old contacts not heard from since, peers whose every connection has closed since),
  * gets the real ping. A peer only named by another — no connection to it — is no evidence of
  * anything: a peer that answers may name peers long gone, or peers that never were. Such an
- * offer is dropped, as Kademlia's paper has it (a node learns contacts from the messages it
- * receives): if the peer matters the lookup that heard of it queries it, and its answer
- * offers it again, connected. kad-dht would ping it first, a dial to a peer that may not
- * exist. kad-dht has no option for this; reached
- * through its internals, checked by `kadInternalsMissing`, and left alone if their shape
- * changes. Upstream, the natural fix is for the k-bucket to take the time a contact was last
+ * offer gets kad-dht's own ping before it can enter the table. (Dropping it instead saved the
+ * pings but left a small swarm's tables without the peers its lookups never met:
+ * docs/BENCHMARKS.md, "Routing tables take a named peer only after it answers".) kad-dht has
+ * no option for this; reached through its internals, checked by `kadInternalsMissing`, and
+ * left alone if their shape changes. Upstream, the natural fix is for the k-bucket to take the time a contact was last
  * heard from instead of `lastPing: 0`.
  */
 import type { PeerId } from '@libp2p/interface';
@@ -32,7 +31,7 @@ export class FreshContacts {
   readonly #heard: RecentPeers;
   /** Pings answered from memory, and pings that went to the network. */
   readonly pings = { skipped: 0, sent: 0 };
-  /** Offers of peers only named by others, not connected: dropped. */
+  /** Offers of peers only named by others, not connected: left to kad-dht's ping. */
   namedOnly = 0;
 
   readonly freshMs: number;
@@ -83,9 +82,9 @@ export function freshPingsReachable(dht: unknown): boolean {
 
 /**
  * Makes the DHT's routing table answer pings of peers offered to it within `fresh.freshMs` from
- * memory, and drop offers of peers `connected` says it holds no connection to. False (and
- * nothing changed) if kad-dht's internals are not where 16.x keeps them, or if `freshMs` is 0
- * (every ping goes to the network, and every offer is taken, as kad-dht does alone).
+ * memory — of peers `connected` says it held a connection to when offered. False (and nothing
+ * changed) if kad-dht's internals are not where 16.x keeps them, or if `freshMs` is 0 (every
+ * ping goes to the network, as kad-dht does alone).
  */
 export function answerFreshPings(
   dht: unknown,
@@ -97,11 +96,9 @@ export function answerFreshPings(
   const queue = rt.queueRoutingTableUpdate.bind(rt);
   const ping = rt.pingContact.bind(rt);
   rt.queueRoutingTableUpdate = (peerId, options) => {
-    if (!connected(peerId)) {
-      fresh.namedOnly++;
-      return;
-    }
-    fresh.heard(peerId);
+    // Only named by another: no evidence, so kad-dht's own ping decides.
+    if (connected(peerId)) fresh.heard(peerId);
+    else fresh.namedOnly++;
     queue(peerId, options);
   };
   rt.pingContact = async (contact, options) => {

@@ -42,11 +42,11 @@ describe('routing-table pings of peers that have just answered', () => {
     const connected = (p: PeerId) => !p.equals(named);
     expect(answerFreshPings({ routingTable: rt }, fresh, connected)).toBe(true);
     rt.queueRoutingTableUpdate(a);
-    // Only named by another peer, not connected: dropped, not offered, and no evidence.
+    // Only named by another peer, not connected: offered, but no evidence — the real ping.
     rt.queueRoutingTableUpdate(named);
-    expect(rt.offered).toEqual([a]);
+    expect(rt.offered).toEqual([a, named]);
     expect(fresh.namedOnly).toBe(1);
-    expect(fresh.isFresh(named)).toBe(false);
+    expect(await rt.pingContact({ peerId: named })).toBe(false);
     now = 10_000;
     expect(await rt.pingContact({ peerId: a })).toBe(true);
     expect(rt.events).toEqual([a]);
@@ -55,8 +55,8 @@ describe('routing-table pings of peers that have just answered', () => {
     // Evidence older than the window: the real ping.
     now = 10_001;
     expect(await rt.pingContact({ peerId: a })).toBe(false);
-    expect(rt.pinged).toEqual([b, a]);
-    expect(fresh.pings).toEqual({ skipped: 1, sent: 2 });
+    expect(rt.pinged).toEqual([named, b, a]);
+    expect(fresh.pings).toEqual({ skipped: 1, sent: 3 });
   });
 
   it('with a window of 0, or without the internals, leave the table as it is', async () => {
@@ -221,7 +221,7 @@ describe('a peer only named by another', () => {
     return { named: events.includes(gone.peerId.toString()), added: holds(a, gone.peerId) };
   }
 
-  it('does not enter the routing table: it may be gone, and here it is', async () => {
+  it('is pinged before it enters the routing table: it may be gone, and here it is', async () => {
     const r = await lookUpTheGone(10_000);
     expect(r.named).toBe(true);
     expect(r.added).toBe(false);
