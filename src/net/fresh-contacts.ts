@@ -20,8 +20,8 @@
  * pings but left a small swarm's tables without the peers its lookups never met:
  * docs/BENCHMARKS.md, "Routing tables take a named peer only after it answers".) kad-dht has
  * no option for this; reached through its internals, checked by `kadInternalsMissing`, and
- * left alone if their shape changes. Upstream, the natural fix is for the k-bucket to take the time a contact was last
- * heard from instead of `lastPing: 0`.
+ * left alone if their shape changes. Upstream, the natural fix is for the k-bucket to take the
+ * time a contact was last heard from instead of `lastPing: 0`.
  */
 import type { PeerId } from '@libp2p/interface';
 import { RecentPeers } from './recent-peers.ts';
