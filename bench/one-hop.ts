@@ -23,6 +23,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { PeerId } from '@libp2p/interface';
+import { percentile } from '../sim/metrics.ts';
 import { distanceFrom } from '../src/net/closest.ts';
 
 /** How far the greedy walk is followed. */
@@ -137,7 +138,6 @@ export function oneHop(
     if (isVia) via++;
     if (isDirect || isVia) either++;
   }
-  ranks.sort((a, b) => a - b);
   const share = (x: number) => (counted === 0 ? 0 : x / counted);
   return {
     pairs: counted,
@@ -145,18 +145,12 @@ export function oneHop(
     direct: share(direct),
     viaClosest: share(via),
     either: share(either),
-    closestConnectedRank: ranks.length === 0 ? 0 : (ranks[Math.floor(ranks.length / 2)] as number),
+    closestConnectedRank: ranks.length === 0 ? 0 : percentile(ranks, 50),
     withinHops: reachedAt.map((_, h) =>
       share(reachedAt.slice(0, h + 1).reduce((a, b) => a + b, 0)),
     ),
     ...(rttMs === undefined || walks.length === 0
       ? {}
-      : { walkMs: { p50: quantile(walks, 0.5), p90: quantile(walks, 0.9) } }),
+      : { walkMs: { p50: percentile(walks, 50), p90: percentile(walks, 90) } }),
   };
-}
-
-/** The q-quantile of xs (nearest rank). */
-function quantile(xs: number[], q: number): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 }
