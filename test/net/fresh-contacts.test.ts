@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import type { PeerId } from '@libp2p/interface';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { answerFreshPings, FreshContacts } from '../../src/net/fresh-contacts.ts';
 import { routingTablePeers } from '../../src/net/kad-internals.ts';
-import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
+import type { CidxLibp2p } from '../../src/net/libp2p.ts';
 import { WireMeter } from '../../src/net/wire-meter.ts';
+import { memoryHosts } from '../support/memory-hosts.ts';
 
 const PING = '/ipfs/ping/1.0.0';
 type PingTable = { pingContact: (c: { peerId: PeerId }) => Promise<boolean> };
@@ -87,27 +87,12 @@ describe('routing-table pings of peers that have just answered', () => {
 });
 
 describe('two real nodes meeting', () => {
-  const hosts: CidxLibp2p[] = [];
-  afterEach(async () => {
-    await Promise.allSettled(hosts.splice(0).map((h) => h.stop()));
-  });
+  const host = memoryHosts('fresh');
 
   /** Connects two nodes; resolves when each holds the other in both routing tables. */
   async function meet(freshContactMs: number) {
     const meter = new WireMeter();
-    const make = async () => {
-      const h = await createHost({
-        transport: 'memory',
-        listen: [`/memory/fresh-${randomBytes(4).toString('hex')}`],
-        encryption: 'plaintext',
-        simulation: true,
-        metrics: meter.component,
-        freshContactMs,
-      });
-      hosts.push(h);
-      await h.start();
-      return h;
-    };
+    const make = () => host({ metrics: meter.component, freshContactMs });
     const [a, b] = [await make(), await make()];
     const tagged: string[] = [];
     const rt = (a.services.profiles as unknown as { routingTable: EventTarget }).routingTable;
@@ -156,22 +141,8 @@ describe('two real nodes meeting', () => {
 });
 
 describe('a peer only named by another', () => {
-  const hosts: CidxLibp2p[] = [];
-  afterEach(async () => {
-    await Promise.allSettled(hosts.splice(0).map((h) => h.stop()));
-  });
-  const make = async (freshContactMs: number) => {
-    const h = await createHost({
-      transport: 'memory',
-      listen: [`/memory/named-${randomBytes(4).toString('hex')}`],
-      encryption: 'plaintext',
-      simulation: true,
-      freshContactMs,
-    });
-    hosts.push(h);
-    await h.start();
-    return h;
-  };
+  const host = memoryHosts('named');
+  const make = (freshContactMs: number) => host({ freshContactMs });
   const holds = (h: CidxLibp2p, p: PeerId) =>
     (routingTablePeers(h.services.profiles) ?? []).includes(p.toString());
   /** Resolves once `h`'s ProfilesDHT table holds `p`. */
