@@ -12,7 +12,14 @@ export function emptyCounters(): SwarmCounters {
   return {
     notifications: 0,
     lookups: { count: 0, messages: 0, hops: 0, ms: 0 },
-    searches: { count: 0, requests: 0, peers: 0, repeatQueries: 0, keysDropped: 0 },
+    searches: {
+      count: 0,
+      requests: 0,
+      peers: 0,
+      repeatQueries: 0,
+      keysDropped: 0,
+      keysRouted: 0,
+    },
   };
 }
 
@@ -29,7 +36,14 @@ export function addCounters(
   if (c.lookups)
     for (const k of ['count', 'messages', 'hops', 'ms'] as const) out.lookups[k] += c.lookups[k];
   if (c.searches)
-    for (const k of ['count', 'requests', 'peers', 'repeatQueries', 'keysDropped'] as const)
+    for (const k of [
+      'count',
+      'requests',
+      'peers',
+      'repeatQueries',
+      'keysDropped',
+      'keysRouted',
+    ] as const)
       out.searches[k] += c.searches[k];
 }
 
@@ -70,6 +84,7 @@ export function simNodeOptions(
       c.searches.peers += s.peers;
       c.searches.repeatQueries += s.repeatQueries;
       c.searches.keysDropped += s.keysDropped;
+      c.searches.keysRouted += s.keysRouted;
     },
   };
 }

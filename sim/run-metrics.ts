@@ -41,6 +41,7 @@ export async function collectMetrics(run: Run): Promise<Record<string, number>> 
     m['search.request_peers'] = s.peers / s.count;
     m['search.repeat_queries'] = s.repeatQueries / s.count;
     m['search.keys_dropped'] = s.keysDropped / s.count;
+    m['search.keys_routed'] = s.keysRouted / s.count;
   }
   if (counters !== undefined && counters.lookups.count > 0) {
     const l = counters.lookups;

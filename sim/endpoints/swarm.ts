@@ -136,6 +136,7 @@ export class EndpointsSwarm implements SimSwarm {
         peers: now.searches.peers - b.searches.peers,
         repeatQueries: now.searches.repeatQueries - b.searches.repeatQueries,
         keysDropped: now.searches.keysDropped - b.searches.keysDropped,
+        keysRouted: now.searches.keysRouted - b.searches.keysRouted,
       },
     };
   }

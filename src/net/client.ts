@@ -139,8 +139,15 @@ export class IndexClient {
     bytes: Uint8Array,
     outer: AbortSignal,
   ): Promise<OkResponse> {
-    const rt = this.#opts.roundTrips?.request;
-    const ms = rt?.deadline(id) ?? this.#opts.timeoutMs;
+    // A routed request waits for every hop after the first too: its deadline is a request's
+    // for each hop it may take, and its duration is no round trip to learn from.
+    const hops = req.t === 'route' ? req.hops + 1 : 0;
+    const rt = hops > 0 ? undefined : this.#opts.roundTrips?.request;
+    const all = this.#opts.roundTrips?.request;
+    const ms =
+      hops > 0 && all !== undefined
+        ? Math.min(all.boundMs, Math.max(all.deadline(id), all.deadline()) * hops)
+        : (rt?.deadline(id) ?? this.#opts.timeoutMs);
     const phase = deadline(ms, outer);
     const { signal } = phase;
     const t0 = performance.now();
@@ -164,6 +171,7 @@ export class IndexClient {
         const raw = (await lp.read({ signal })).subarray();
         this.#meter.count(`in:${req.t}-response`, raw.length);
         rt?.done(performance.now() - t0, id);
+        if (hops > 0 && id !== undefined) all?.heard(id);
         await stream.close({ signal });
         const res = decodeResponse(raw);
         if (!res.ok) throw new RemoteError(res.code, res.msg, res.params);
@@ -174,6 +182,12 @@ export class IndexClient {
       }
     } catch (err) {
       if (signal.aborted && !outer.aborted) rt?.timedOut(ms, id, t0);
+      // A route that ran out: forwarders give up on a silent next hop sooner and answer, so
+      // most likely the first hop is silent. Counted and remembered, without backing off.
+      if (hops > 0 && signal.aborted && !outer.aborted && id !== undefined && all !== undefined) {
+        all.timeouts++;
+        all.miss(id);
+      }
       throw err;
     } finally {
       phase.clear();

@@ -5,7 +5,7 @@ import type { KadDHT } from '@libp2p/kad-dht';
 // Kademlia ids as kad-dht computes them: SHA-256 of the key, SHA-256 of the peer id multihash.
 const peerIds = new Map<string, Uint8Array>();
 
-function kadIdOfKey(key: Uint8Array): Uint8Array {
+export function kadIdOfKey(key: Uint8Array): Uint8Array {
   return createHash('sha256').update(key).digest();
 }
 
@@ -21,7 +21,7 @@ export function kadIdOfPeer(peer: PeerId): Uint8Array {
 }
 
 /** Compares the XOR distances of a and b to target: negative when a is closer. */
-function compareDistance(a: Uint8Array, b: Uint8Array, target: Uint8Array): number {
+export function compareDistance(a: Uint8Array, b: Uint8Array, target: Uint8Array): number {
   for (let i = 0; i < target.length; i++) {
     const da = (a[i] as number) ^ (target[i] as number);
     const db = (b[i] as number) ^ (target[i] as number);

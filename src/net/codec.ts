@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { SignedBlob } from '../index/records.ts';
 import { MAX_SEEN_BYTES, MAX_SEEN_HASHES } from '../index/seen-filter.ts';
 import type { ParseOptions } from '../profile/parse.ts';
+import { MAX_ROUTE_HOPS } from '../settings/limits.ts';
 import { MAX_K } from '../settings/table.ts';
 import { deflateProfile, inflateProfile } from './query-deflate.ts';
 import { STRICT_CBOR } from './records.ts';
@@ -32,26 +33,33 @@ const base = {
   swarm: bytes.refine((b) => b.length === 32, 'must be 32 bytes'),
 };
 
+const querySchema = z.object({
+  ...base,
+  t: z.literal('query'),
+  key: dhtKey,
+  profile: wireProfileSchema,
+  k: count,
+  // Brief: answer with (id, version, similarity) summaries instead of the signed records.
+  brief: z.literal(true).optional(),
+  // The requester's filter of (id, version) pairs it already holds: leave them out.
+  seen: z
+    .object({
+      k: z.number().int().min(1).max(MAX_SEEN_HASHES),
+      b: bytes.refine((b) => b.length > 0 && b.length <= MAX_SEEN_BYTES, 'must be 1 to 8192 bytes'),
+    })
+    .optional(),
+});
+
+const contactsGetSchema = z.object({
+  ...base,
+  t: z.literal('contacts-get'),
+  id: z.string().regex(/^[0-9a-f]{64}$/),
+  // Brief: the versions held instead of the contacts and descriptor (a tombstone in full).
+  brief: z.literal(true).optional(),
+});
+
 export const requestSchema = z.discriminatedUnion('t', [
-  z.object({
-    ...base,
-    t: z.literal('query'),
-    key: dhtKey,
-    profile: wireProfileSchema,
-    k: count,
-    // Brief: answer with (id, version, similarity) summaries instead of the signed records.
-    brief: z.literal(true).optional(),
-    // The requester's filter of (id, version) pairs it already holds: leave them out.
-    seen: z
-      .object({
-        k: z.number().int().min(1).max(MAX_SEEN_HASHES),
-        b: bytes.refine(
-          (b) => b.length > 0 && b.length <= MAX_SEEN_BYTES,
-          'must be 1 to 8192 bytes',
-        ),
-      })
-      .optional(),
-  }),
+  querySchema,
   // Does this node hold anything under the key? (A search's cheap second ask after an empty answer.)
   z.object({ ...base, t: z.literal('probe'), key: dhtKey }),
   // brief: the s most similar others as summaries (as for a brief query).
@@ -78,13 +86,7 @@ export const requestSchema = z.discriminatedUnion('t', [
     rec: signedSchema,
     desc: signedSchema.optional(),
   }),
-  z.object({
-    ...base,
-    t: z.literal('contacts-get'),
-    id: z.string().regex(/^[0-9a-f]{64}$/),
-    // Brief: the versions held instead of the contacts and descriptor (a tombstone in full).
-    brief: z.literal(true).optional(),
-  }),
+  contactsGetSchema,
   z.object({
     ...base,
     t: z.literal('notify'),
@@ -93,10 +95,21 @@ export const requestSchema = z.discriminatedUnion('t', [
     sim: z.number().min(0).max(1e9),
     for: z.string().regex(/^[0-9a-f]{64}$/),
   }),
+  // A read handed on over open connections towards its key's replicas (route.ts): `hops` is how
+  // many more times it may be forwarded; the replica that ends it answers `req`.
+  z.object({
+    ...base,
+    t: z.literal('route'),
+    hops: z.number().int().min(0).max(MAX_ROUTE_HOPS),
+    req: z.discriminatedUnion('t', [querySchema, contactsGetSchema]),
+  }),
   z.object({ ...base, t: z.literal('params') }),
 ]);
 export type Request = z.infer<typeof requestSchema>;
 export type RequestType = Request['t'];
+export type RouteRequest = Extract<Request, { t: 'route' }>;
+/** What a route may carry: the reads a replica answers. */
+export type RoutedRequest = RouteRequest['req'];
 
 export const ERROR_CODES = [
   'swarm-mismatch',
@@ -136,6 +149,8 @@ export const responseSchema = z.discriminatedUnion('ok', [
     recV: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
     descV: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
     params: z.unknown().optional(),
+    /** A routed request's answer: the peer (its id) that answered it. */
+    by: z.string().min(1).max(128).optional(),
   }),
   z.object({
     v: z.literal(WIRE_VERSION),
@@ -171,11 +186,20 @@ export function encodeRequest(req: Request, deflate: boolean): Uint8Array {
 /** A query's frame with its profile deflated into `pz`; none for another request, or where
  * the profile does not deflate shorter. */
 export function deflatedQuery(req: Request): Uint8Array | undefined {
+  if (req.t === 'route') {
+    const inner = req.req.t === 'query' ? deflatedFields(req.req) : undefined;
+    return inner === undefined ? undefined : encode({ ...req, req: inner });
+  }
   if (req.t !== 'query') return undefined;
-  const pz = deflateProfile(req.profile);
+  const fields = deflatedFields(req);
+  return fields === undefined ? undefined : encode(fields);
+}
+
+function deflatedFields(q: Extract<Request, { t: 'query' }>): object | undefined {
+  const pz = deflateProfile(q.profile);
   if (pz === undefined) return undefined;
-  const { profile: _, ...rest } = req;
-  return encode({ ...rest, pz });
+  const { profile: _, ...rest } = q;
+  return { ...rest, pz };
 }
 
 /** The bound on what a query's `pz` may inflate to when the caller gives none. */
@@ -192,7 +216,11 @@ export function decodeRequest(
 ): Request {
   return decodeWith(requestSchema, bytes, 'request', (raw) => {
     if (typeof raw !== 'object' || raw === null) return;
-    const q = raw as { t?: unknown; profile?: unknown; pz?: unknown };
+    const outer = raw as { t?: unknown; req?: unknown };
+    // A routed query's profile is checked and inflated as a query's own.
+    const inner = outer.t === 'route' ? outer.req : raw;
+    if (typeof inner !== 'object' || inner === null) return;
+    const q = inner as { t?: unknown; profile?: unknown; pz?: unknown };
     if (q.t === 'query' && 'pz' in q) {
       if (!(q.pz instanceof Uint8Array)) throw new CodecError('request: pz must be a byte string');
       if ('profile' in q) throw new CodecError('request: a query holds profile or pz, not both');

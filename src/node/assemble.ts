@@ -3,10 +3,11 @@ import { Inbox, type Notification } from '../index/inbox.ts';
 import { IndexTable } from '../index/index-table.ts';
 import { type ResolvedSwarm, resolveSwarm } from '../index/swarm.ts';
 import { IndexClient } from '../net/client.ts';
-import { createHandlers } from '../net/handlers/index.ts';
+import { createHandlers, type HandlerComponents } from '../net/handlers/index.ts';
 import type { CidxLibp2p } from '../net/libp2p.ts';
 import { Meter } from '../net/meter.ts';
 import { type RoundTrips, roundTrips } from '../net/round-trips.ts';
+import { Router } from '../net/route.ts';
 import { IndexServer } from '../net/server.ts';
 import {
   type Limits,
@@ -68,7 +69,7 @@ export function assembleNode(
   const inbox = new Inbox({ capacity: limits.inboxCapacity, filterCells: limits.inboxFilterCells });
   const persister = new TablePersister(table, storage);
   const profileLimits = { maxAttributes: limits.maxAttributes, maxRelations: limits.maxRelations };
-  const handlers = createHandlers({
+  const components: HandlerComponents = {
     table,
     inbox,
     swarm,
@@ -80,7 +81,8 @@ export function assembleNode(
       await storage?.saveNotification(n, inbox.capacity);
       notified(n);
     },
-  });
+  };
+  const handlers = createHandlers(components);
   const server = new IndexServer(
     libp2p,
     handlers,
@@ -109,7 +111,15 @@ export function assembleNode(
     },
     meter,
   );
+  const router = new Router(libp2p, {
+    replicas: swarm.params.replicas,
+    maxHops: limits.routeHops,
+    send: (peer, req) => client.request(peer, req),
+    answer: (from, req) => server.dispatch(from, req),
+  });
+  components.router = router;
   const network = new Libp2pNetwork(libp2p, client, server, {
+    router,
     lookupTimeoutMs: timing.lookupTimeoutMs,
     roundTrips: waits,
     lookupConverged: timing.lookupConverged,

@@ -44,10 +44,12 @@ export interface SearchStats {
   requests: number;
   /** Distinct other nodes asked. */
   peers: number;
-  /** Queries (the profile along) sent to a node this search had already asked under another key. */
+  /** Queries (the profile along, routed or not) sent to a node this search had already asked under another key. */
   repeatQueries: number;
   /** Keys still being asked when the search ended on its quorum (`limits.searchQuorum`). */
   keysDropped: number;
+  /** Keys answered by a read routed over open connections, without a lookup (`limits.routeHops`). */
+  keysRouted: number;
 }
 
 /** Fills in defaults and checks values; throws ParamsError naming the field. */

@@ -9,7 +9,13 @@ import type { PeerId } from '@libp2p/interface';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { RemoteError } from '../net/client.ts';
 import { distanceFrom } from '../net/closest.ts';
-import { type OkResponse, type Request, WIRE_VERSION, type WireSigned } from '../net/codec.ts';
+import {
+  type OkResponse,
+  type Request,
+  type RoutedRequest,
+  WIRE_VERSION,
+  type WireSigned,
+} from '../net/codec.ts';
 import { ClosestCache } from './closest-cache.ts';
 import { NetworkError, SwarmMismatchError } from './errors.ts';
 import type { DhtName, Network } from './network.ts';
@@ -32,6 +38,8 @@ export interface Sent {
 export interface Asked {
   answers: Answer[];
   sent: Sent[];
+  /** The answers came from a read routed over open connections, without a lookup. */
+  routed?: boolean;
 }
 
 export interface AskOptions {
@@ -201,6 +209,24 @@ export class Holders {
   }
 
   /**
+   * A read routed over open connections to one of its key's replicas (Network.route), its
+   * request counted in `sent`: the replica's answer, or none and the caller asks as without
+   * routing. A peer of other swarm parameters answers none: the lookup's way finds out.
+   */
+  async routed(
+    req: RoutedRequest,
+    sent: Sent[],
+    signal?: AbortSignal,
+  ): Promise<Answer | undefined> {
+    const r = await this.#network.route?.(req, signal);
+    if (r === undefined) return undefined;
+    if (!r.via.equals(this.#network.self)) sent.push({ peer: r.via, t: 'route', seq: this.#seq++ });
+    const a = r.answer;
+    if (a === undefined || this.#foreign.has(a.peer.toString())) return undefined;
+    return a;
+  }
+
+  /**
    * GetSimilarCommunities at the holders of a key: the query to the closest peer; under churn
    * that peer may have just taken the key over and hold nothing yet, so an empty answer sends
    * the search on to the next replicas — with probes (the key alone), as most empty answers
@@ -215,6 +241,13 @@ export class Holders {
     query: QueryRequest,
     opts: QueryOptions,
   ): Promise<Asked> {
+    // Routed, a replica's answer stands as the closest peer's would, an empty one included
+    // (the replica probed the key's other replicas first, src/net/route.ts): a lookup behind
+    // every empty key would cost what routing saves (many keys hold nothing).
+    const routedSent: Sent[] = [];
+    const routed = await this.routed(query, routedSent, opts.signal);
+    if (routed !== undefined) return { answers: [routed], sent: routedSent, routed: true };
+    opts.signal?.throwIfAborted();
     const probe: Request = { v: WIRE_VERSION, swarm: query.swarm, t: 'probe', key };
     const asked = await this.#inTurn('profiles', key, {
       first: query,
@@ -241,7 +274,7 @@ export class Holders {
         // gone since the probe: its probe answer tells nothing of the communities
       }
     }
-    return { answers, sent: asked.sent };
+    return { answers, sent: [...routedSent, ...asked.sent] };
   }
 
   /**

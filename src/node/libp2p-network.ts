@@ -2,13 +2,20 @@ import type { PeerId } from '@libp2p/interface';
 import { multiaddr } from '@multiformats/multiaddr';
 import { type IndexClient, RemoteError } from '../net/client.ts';
 import { closestPeers, type LookupStats, type LookupStop } from '../net/closest.ts';
-import { INDEX_PROTOCOL, type OkResponse, type Request } from '../net/codec.ts';
+import {
+  INDEX_PROTOCOL,
+  type OkResponse,
+  type Request,
+  type RoutedRequest,
+  WIRE_VERSION,
+} from '../net/codec.ts';
 import { dialableAddrs } from '../net/contact-addrs.ts';
 import { deadline } from '../net/deadline.ts';
 import type { CidxLibp2p } from '../net/libp2p.ts';
 import type { RoundTrips } from '../net/round-trips.ts';
+import { answeredBy, type Router, routeTarget, UNROUTED } from '../net/route.ts';
 import type { IndexServer } from '../net/server.ts';
-import type { DhtName, Network } from './network.ts';
+import type { DhtName, Network, Routed } from './network.ts';
 
 export interface Libp2pNetworkOptions {
   /** Bound on one DHT lookup (ms). */
@@ -22,6 +29,8 @@ export interface Libp2pNetworkOptions {
   roundTrips?: RoundTrips;
   /** End a lookup once its n closest peers heard of have answered (closest.ts, LookupStop). */
   lookupConverged?: number;
+  /** Routes reads over open connections (route.ts); none: every read after a lookup. */
+  router?: Router;
   /** Receives the cost of every DHT lookup (the simulator meters them). */
   onLookup?: (dht: DhtName, s: LookupStats) => void;
 }
@@ -118,6 +127,28 @@ export class Libp2pNetwork implements Network {
       out.push(p);
     }
     return out;
+  }
+
+  async route(req: RoutedRequest, signal?: AbortSignal): Promise<Routed | undefined> {
+    const router = this.#opts.router;
+    if (router === undefined || router.maxHops === 0) return undefined;
+    const { dht, key } = routeTarget(req);
+    const self = this.#libp2p.peerId;
+    if (router.holds(dht, key)) {
+      const res = await router.answer(self, req).catch(() => undefined);
+      if (res?.ok !== true) return { via: self };
+      return { via: self, answer: { peer: answeredBy(res) ?? self, res } };
+    }
+    const next = await router.next(key, (p) => this.unresponsive(p));
+    if (next === undefined) return undefined;
+    const route = { v: WIRE_VERSION, swarm: req.swarm, t: 'route', hops: router.maxHops - 1, req };
+    try {
+      const res = await this.#client.request(next, route as Request, signal);
+      if (res.outcome === UNROUTED) return { via: next };
+      return { via: next, answer: { peer: answeredBy(res) ?? next, res } };
+    } catch {
+      return { via: next };
+    }
   }
 
   unresponsive(peer: PeerId): boolean {

@@ -75,14 +75,24 @@ export interface CommunityEntry {
 
 /**
  * A community's entry in AddressesDHT: contacts and current descriptor, or the fact that it was
- * dissolved. The closest replica is asked in full and the others, in the same round, for the
- * versions they hold (`brief`): a replica that holds a newer version than the full answers
- * brought is then asked in full, so the newest found anywhere wins, as when every replica
- * answered in full, for one full answer's bytes instead of one per replica. Asks the closest
- * peers until one holds it; a verified tombstone anywhere wins.
+ * dissolved. Where a read routed over open connections (Holders.routed) brings the entry, in
+ * full and verified, that one replica's answer is the entry. Otherwise the closest replica is
+ * asked in full and the others, in the same round, for the versions they hold (`brief`): a
+ * replica that holds a newer version than the full answers brought is then asked in full, so
+ * the newest found anywhere wins, as when every replica answered in full, for one full
+ * answer's bytes instead of one per replica. Asks the closest peers until one holds it; a
+ * verified tombstone anywhere wins.
  */
 export async function lookupCommunity(ctx: NodeContext, id: string): Promise<CommunityEntry> {
   const full = { v: WIRE_VERSION, swarm: ctx.swarm.digest, t: 'contacts-get', id } as const;
+  // Routed, the replica reached answers alone, if it holds the entry; otherwise the lookup.
+  const routed = await ctx.holders.routed(full, []);
+  if (routed !== undefined && holdsInFull(routed.res)) {
+    const entry: CommunityEntry = { dissolved: false };
+    await absorb(ctx, id, entry, routed.res);
+    if (entry.dissolved) return { dissolved: true };
+    if (entry.contacts !== undefined) return entry;
+  }
   const { answers } = await ctx.holders.ask('addresses', communityAddressKey(id), full, {
     replicas: ctx.swarm.params.replicas,
     brief: { ...full, brief: true },

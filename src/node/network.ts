@@ -1,5 +1,5 @@
 import type { PeerId } from '@libp2p/interface';
-import type { OkResponse, Request } from '../net/codec.ts';
+import type { OkResponse, Request, RoutedRequest } from '../net/codec.ts';
 
 export type DhtName = 'profiles' | 'addresses';
 
@@ -37,8 +37,24 @@ export interface Network {
    * after the others and gets no request sent ahead. Absent: every peer is presumed to answer.
    */
   unresponsive?(peer: PeerId): boolean;
+  /**
+   * A read routed over open connections to one of its key's replicas (src/net/route.ts); no
+   * answer where the route reached none or failed, and undefined where nothing was sent (no
+   * connected peer is closer to the key): the caller looks the key up instead. Absent: reads
+   * always follow a lookup.
+   */
+  route?(req: RoutedRequest, signal?: AbortSignal): Promise<Routed | undefined>;
   /** One request, one answer; an error answer throws RemoteError, a lost peer any error. */
   send(peer: PeerId, req: Request): Promise<OkResponse>;
   /** One request to the peer a contact address names, reached at that address. */
   sendToAddr(addr: string, req: Request): Promise<OkResponse>;
+}
+
+/**
+ * A routed read: the first hop it was sent to (this node, where it holds the key), and the
+ * answer, if a replica gave one (who answered it, as the route says).
+ */
+export interface Routed {
+  via: PeerId;
+  answer?: { peer: PeerId; res: OkResponse };
 }

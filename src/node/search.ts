@@ -54,6 +54,7 @@ export async function searchCommunities(
   // count: where many fail, the others are all waited for, as without a quorum.
   const drop = new AbortController();
   let answered = 0;
+  let routed = 0;
   let enough: () => void = () => {};
   const quorum = new Promise<void>((resolve) => {
     enough = resolve;
@@ -78,6 +79,7 @@ export async function searchCommunities(
         });
         if (drop.signal.aborted) return;
         sent.push(...asked.sent);
+        if (asked.routed === true) routed++;
         addAnswers(claims, asked.answers, query);
         if (++answered >= wanted) enough();
         if (ctx.limits.readsAhead > 0) fetchAhead(ctx, claims, k, ahead);
@@ -92,6 +94,7 @@ export async function searchCommunities(
   ctx.onSearch?.({
     ...searchStats(ctx.holders.self, keys.length, sent),
     keysDropped: keys.length - answered - errors.length,
+    keysRouted: routed,
   });
   if (answered === 0 && errors.length > 0) throw errors[0];
   return verifyBest(ctx, profile, claims, { k, ahead });
@@ -111,7 +114,7 @@ export function searchStats(
   self: PeerId,
   keys: number,
   sent: readonly Sent[],
-): Omit<SearchStats, 'keysDropped'> {
+): Omit<SearchStats, 'keysDropped' | 'keysRouted'> {
   const asked = new Set<string>();
   let requests = 0;
   let repeatQueries = 0;
@@ -119,7 +122,8 @@ export function searchStats(
     if (s.peer.equals(self)) continue;
     const id = s.peer.toString();
     requests++;
-    if (asked.has(id) && s.t === 'query') repeatQueries++;
+    // A route carries the profile too.
+    if (asked.has(id) && (s.t === 'query' || s.t === 'route')) repeatQueries++;
     asked.add(id);
   }
   return { keys, requests, peers: asked.size, repeatQueries };

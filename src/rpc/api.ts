@@ -191,8 +191,9 @@ export interface NodeCountersJSON {
   /** DHT lookups this node made: how many, and their queries, hops and time (ms) in total. */
   lookups: { count: number; messages: number; hops: number; ms: number };
   /**
-   * Searches this node made, and their requests, distinct peers, repeat queries and keys
-   * dropped on the search quorum (`limits.searchQuorum`) in total.
+   * Searches this node made, and their requests, distinct peers, repeat queries, keys
+   * dropped on the search quorum (`limits.searchQuorum`) and keys answered by routed reads
+   * (`limits.routeHops`) in total.
    */
   searches: {
     count: number;
@@ -200,6 +201,7 @@ export interface NodeCountersJSON {
     peers: number;
     repeatQueries: number;
     keysDropped: number;
+    keysRouted: number;
   };
   /** Notifications this node's inbox accepted (duplicates dropped). */
   notifications: { received: number };

@@ -15,7 +15,14 @@ import type { NodeCountersJSON } from './api.ts';
 export class NodeCounters {
   readonly #wire = new WireMeter();
   readonly #lookups = { count: 0, messages: 0, hops: 0, ms: 0 };
-  readonly #searches = { count: 0, requests: 0, peers: 0, repeatQueries: 0, keysDropped: 0 };
+  readonly #searches = {
+    count: 0,
+    requests: 0,
+    peers: 0,
+    repeatQueries: 0,
+    keysDropped: 0,
+    keysRouted: 0,
+  };
   #notifications = 0;
 
   /**
@@ -37,6 +44,7 @@ export class NodeCounters {
         this.#searches.peers += s.peers;
         this.#searches.repeatQueries += s.repeatQueries;
         this.#searches.keysDropped += s.keysDropped;
+        this.#searches.keysRouted += s.keysRouted;
       },
     };
   }

@@ -2,6 +2,9 @@
 import { int } from './kinds.ts';
 import { MAX_REPLICAS } from './swarm.ts';
 
+/** The most forwards a routed read may ask for (the wire's bound): more than any swarm needs. */
+export const MAX_ROUTE_HOPS = 8;
+
 const UNBOUNDED = Number.POSITIVE_INFINITY;
 const MIB = 1024 * 1024;
 
@@ -76,6 +79,19 @@ export const LIMITS = {
       100,
     ),
     scenario: { statement: 'params', key: 'searchQuorum' },
+  },
+  // A key's replicas are within two or three hops of most nodes over the connections a swarm
+  // already holds, where a lookup meets new peers at three round trips each (src/net/route.ts,
+  // docs/BENCHMARKS.md).
+  routeHops: {
+    ...limit(
+      'route-hops',
+      "hops a search's reads may be handed on over open connections towards a key's replicas before the key is looked up instead; also the most this node forwards a peer's read; 0: no routing (every read after a lookup)",
+      4,
+      0,
+      MAX_ROUTE_HOPS,
+    ),
+    scenario: { statement: 'params', key: 'routeHops' },
   },
   // libp2p's own default, kept: every open connection costs memory and idle CPU
   // (docs/BENCHMARKS.md, "What an open connection costs a node"). Past it a node refuses every

@@ -26,6 +26,7 @@ const REQUESTS: Request[] = [
   { v: 1, swarm, t: 'contacts-get', id, brief: true },
   { v: 1, swarm, t: 'notify', kind: 'created', rec, sim: 0.5, for: id },
   { v: 1, swarm, t: 'params' },
+  { v: 1, swarm, t: 'route', hops: 3, req: { v: 1, swarm, t: 'contacts-get', id } },
 ];
 
 describe('wire codec', () => {
@@ -62,6 +63,10 @@ describe('wire codec', () => {
       'request',
     ],
     [{ v: 1, swarm, t: 'contacts-get', id: '../../etc' }, 'request'],
+    // A route carries reads only, and is handed on a bounded number of times.
+    [{ v: 1, swarm, t: 'route', hops: 1, req: { v: 1, swarm, t: 'remove', rec } }, 'request'],
+    [{ v: 1, swarm, t: 'route', hops: 9, req: { v: 1, swarm, t: 'contacts-get', id } }, 'request'],
+    [{ v: 1, swarm, t: 'route', hops: 1, req: { v: 1, swarm, t: 'route', hops: 1 } }, 'request'],
   ])('refuses %j', (msg, why) => {
     expect(() => decodeRequest(encode(msg))).toThrow(CodecError);
     expect(() => decodeRequest(encode(msg))).toThrow(why);

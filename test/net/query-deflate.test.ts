@@ -52,6 +52,20 @@ describe("a query's profile, deflated", () => {
     expect(decodeRequest(deflated)).toEqual(decodeRequest(plain));
   });
 
+  it("deflates a routed query too, and checks its profile against the limits as a query's", () => {
+    const route: Request = { v: WIRE_VERSION, swarm, t: 'route', hops: 3, req: query() };
+    const plain = encodeMessage(route);
+    const deflated = encodeRequest(route, true);
+    // The query inside saves what it saves alone.
+    const saved = encodeMessage(query()).length - encodeRequest(query(), true).length;
+    expect(saved).toBeGreaterThan(0);
+    expect(plain.length - deflated.length).toBe(saved);
+    expect((decode(deflated) as { req: { profile?: unknown } }).req.profile).toBeUndefined();
+    expect(decodeRequest(deflated)).toEqual(route);
+    expect(() => decodeRequest(deflated, { maxAttributes: 3 })).toThrow(/profile/);
+    expect(() => decodeRequest(plain, { maxAttributes: 3 })).toThrow(/profile/);
+  });
+
   it('goes plain where deflating saves nothing, and for every other request', () => {
     const tiny: Query = { ...query(), profile: { w: [['a', 1]] } };
     expect(encodeRequest(tiny, true)).toEqual(encodeMessage(tiny));

@@ -20,7 +20,7 @@ describe('small simulations (real nodes, memory transport)', () => {
     const text = `
 seed 3
 index lsh n=20 m=1 seed=sim-test
-params k=5 l=3 replicas=3
+params k=5 l=3 replicas=3 routeHops=0
 dataset communities synthetic count=15 size=30 topics=5
 dataset users perturb communities count=15 keep=0.7 noise=0.1
 at 0s join 15
@@ -46,6 +46,7 @@ expect notifications.delivered > 0
     const m = report.metrics;
     // LSH n = 20: every search makes about 20 DHT lookups of at least one query each, plus its
     // own request and reply per key: far more than 20 messages, and both DHTs are metered.
+    // (Without routing: routed reads make no lookup; test/sim/network/swarm.test.ts meters them.)
     expect(m['lookup.count']).toBeGreaterThan(15 * 20);
     expect(m['lookup.hops']).toBeGreaterThanOrEqual(1);
     expect(m['index.entries']).toBeLessThanOrEqual(15 * 20 * 3);

@@ -126,8 +126,8 @@ at +0s search communities exact from=2-7
     expect(m['network.rtt_p95_ms']).toBe(60);
     expect(m['network.connections']).toBeGreaterThan(8);
     expect(cross).toBeGreaterThan(0);
-    // A search waits for round trips: at least a lookup's and a query's.
-    expect(m['search.rtts_p50']).toBeGreaterThanOrEqual(2);
+    // A search waits for round trips: at least its query's, routed over open connections.
+    expect(m['search.rtts_p50']).toBeGreaterThanOrEqual(1);
     expect(report.network?.description).toContain('one-way delay 30 ms');
   }, 60_000);
 });

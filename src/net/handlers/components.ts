@@ -2,6 +2,7 @@ import type { Inbox, Notification } from '../../index/inbox.ts';
 import type { IndexTable } from '../../index/index-table.ts';
 import type { ResolvedSwarm } from '../../index/swarm.ts';
 import type { ParseOptions } from '../../profile/parse.ts';
+import type { Router } from '../route.ts';
 
 /** What the handlers need, injected so the same handlers serve a process, a test or a simulator. */
 export interface HandlerComponents {
@@ -16,4 +17,6 @@ export interface HandlerComponents {
   persist(): Promise<void>;
   /** Called for every notification accepted into the inbox; awaited before the answer. */
   notified(n: Notification): Promise<void>;
+  /** Routes reads handed to this node (set once the node's client exists); none: unrouted. */
+  router?: Router;
 }

@@ -5,6 +5,7 @@ import { NotifyHandler } from './notify.ts';
 import { ParamsHandler } from './params.ts';
 import { ProbeHandler, QueryHandler } from './query.ts';
 import { RemoveHandler } from './remove.ts';
+import { RouteHandler } from './route.ts';
 import { StoreHandler } from './store.ts';
 
 export type { HandlerComponents } from './components.ts';
@@ -21,6 +22,7 @@ export function createHandlers(c: HandlerComponents): Handlers {
     'contacts-put': new ContactsPutHandler(c),
     'contacts-get': new ContactsGetHandler(c),
     notify: new NotifyHandler(c),
+    route: new RouteHandler(c),
     params: new ParamsHandler(c),
   };
 }

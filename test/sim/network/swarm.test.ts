@@ -52,31 +52,41 @@ type Run = Awaited<ReturnType<typeof run>>;
 describe('a swarm on the network model (8 nodes, latency 100ms)', () => {
   const net = new SimNetwork({ seed: 9, latencyMs: 100 });
   let slow: Run;
+  let looked: Run;
   let plain: Run;
+  const noRoutes = { limits: { routeHops: 0 } };
 
   beforeAll(async () => {
     slow = await run((i, o) => cidxNode(net, `n${i}`, o));
+    looked = await run((i, o) => cidxNode(net, `l${i}`, { ...o, ...noRoutes }));
     plain = await run((i, o) => plainNode(`n${i}`, o));
   }, 240_000);
 
   afterAll(async () => {
-    await stopAll([...(slow?.nodes ?? []), ...(plain?.nodes ?? [])]);
+    await stopAll([...(slow?.nodes ?? []), ...(looked?.nodes ?? []), ...(plain?.nodes ?? [])]);
     net.close();
   });
 
-  it('creates and searches with the same answers as without latency', () => {
+  it('creates and searches with the same answers as without latency, routed or looked up', () => {
     expect(slow.answers).toEqual(plain.answers);
+    expect(looked.answers).toEqual(plain.answers);
     // Each search found its own community first, exactly.
     for (const [i, a] of slow.answers.entries()) expect(a[0]).toEqual([i, 1]);
+    // The searches' reads went over open connections.
+    const routes = slow.nodes.reduce((s, n) => s + (n.traffic()['out:route']?.messages ?? 0), 0);
+    expect(routes).toBeGreaterThan(0);
   });
 
   it('a search takes at least two round trips: a query, then the contacts of what it found', () => {
     // The model never delivers early: a lower bound holds however loaded the machine is.
-    for (const ms of slow.took) expect(ms).toBeGreaterThanOrEqual(2 * 200);
+    for (const ms of looked.took) expect(ms).toBeGreaterThanOrEqual(2 * 200);
+    // Routed, at least one: a searcher that is itself a replica of some keys or of the
+    // community's entry answers those without the network, but not the quorum of its keys.
+    for (const ms of slow.took) expect(ms).toBeGreaterThanOrEqual(200);
   });
 
   it('no wait ran out: the deadlines followed the 200 ms round trips', () => {
-    for (const n of slow.nodes) {
+    for (const n of [...slow.nodes, ...looked.nodes]) {
       const w = n.waits();
       expect([w.dial.timeouts, w.request.timeouts, w.lookup.timeouts]).toEqual([0, 0, 0]);
     }

@@ -1,0 +1,241 @@
+/**
+ * Reads routed over the connections nodes already hold, as in R/Kademlia's recursive routing:
+ * a node hands a read to its connected peer closest to the key, which hands it on over its
+ * own open connections, until a replica answers; the answer comes back along the same path.
+ * A lookup instead meets most of its peers for the first time, and a new peer costs three
+ * round trips before it answers (TCP, Noise, then the request): the open connections of a
+ * swarm reach most keys' replicas in two or three hops (docs/BENCHMARKS.md, "Keys routed over
+ * connections already open"). No part of libp2p routes a request this way: kad-dht's queries
+ * are iterative only.
+ *
+ * A route ends where it cannot get closer: at a replica, which answers, or at a node that is
+ * none and has no closer peer connected (or no hops left), which says `unrouted` and the
+ * requester runs its lookup instead. Every forward gets strictly closer to the key, so a
+ * route cannot loop, and its length is bounded by the requester's hops and each forwarder's
+ * own bound.
+ */
+import type { Connection, PeerId } from '@libp2p/interface';
+import type { KadDHT } from '@libp2p/kad-dht';
+import { peerIdFromString } from '@libp2p/peer-id';
+import { communityAddressKey } from '../keys/rehash.ts';
+import { compareDistance, kadIdOfKey, kadIdOfPeer } from './closest.ts';
+import {
+  INDEX_PROTOCOL,
+  type OkResponse,
+  type Request,
+  type Response,
+  type RoutedRequest,
+  type RouteRequest,
+} from './codec.ts';
+import { ok } from './server.ts';
+
+export type RouteDht = 'profiles' | 'addresses';
+
+interface TableInternals {
+  closestPeers(kadId: Uint8Array, options?: { count?: number }): PeerId[];
+}
+
+/** Where a routed read goes: a query's key on ProfilesDHT, a community's on AddressesDHT. */
+export function routeTarget(req: RoutedRequest): { dht: RouteDht; key: Uint8Array } {
+  return req.t === 'query'
+    ? { dht: 'profiles', key: req.key }
+    : { dht: 'addresses', key: communityAddressKey(req.id) };
+}
+
+/** The answering peer a routed answer names; undefined if it names none that parses. */
+export function answeredBy(res: OkResponse): PeerId | undefined {
+  if (res.by === undefined) return undefined;
+  try {
+    return peerIdFromString(res.by);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What of a libp2p host routing reads: its id, connections, DHTs and peer store. */
+export interface RouterHost {
+  peerId: PeerId;
+  getConnections(peer?: PeerId): Connection[];
+  services: { profiles: KadDHT; addresses: KadDHT };
+  peerStore: { get(peer: PeerId): Promise<{ protocols: string[] }> };
+}
+
+export interface RouterOptions {
+  /** The swarm's replicas: a node among a key's this many closest answers for it. */
+  replicas: number;
+  /** The most forwards this node asks for or makes on a route (limits.routeHops); 0: none. */
+  maxHops: number;
+  /** Sends a request to a peer, one answer (an error answer throws). */
+  send(peer: PeerId, req: Request): Promise<OkResponse>;
+  /** Answers a read here, as the server answers a peer's. */
+  answer(from: PeerId, req: RoutedRequest): Promise<Response>;
+}
+
+/** Routes reads, for this node's searches and for the peers that hand it theirs. */
+export class Router {
+  readonly #host: RouterHost;
+  readonly #opts: RouterOptions;
+
+  constructor(host: RouterHost, opts: RouterOptions) {
+    this.#host = host;
+    this.#opts = opts;
+  }
+
+  get maxHops(): number {
+    return this.#opts.maxHops;
+  }
+
+  get self(): PeerId {
+    return this.#host.peerId;
+  }
+
+  /**
+   * Whether this node is among the key's replicas as its routing table has it: closer to the
+   * key than the `replicas`-th closest peer the table holds. A node whose DHT runs in client
+   * mode holds nothing, and one whose table cannot be read, or is that small, claims nothing.
+   */
+  holds(dht: RouteDht, key: Uint8Array): boolean {
+    const kad = this.#host.services[dht];
+    if (kad.getMode() !== 'server') return false;
+    const table = this.#table(dht);
+    if (table === undefined) return false;
+    const target = kadIdOfKey(key);
+    const closest = table.closestPeers(target, { count: this.#opts.replicas });
+    // A table of fewer peers than replicas is a node that has just joined (or a swarm that
+    // small): it claims nothing, and the route's requester looks the key up.
+    const last = closest.at(-1);
+    if (last === undefined || closest.length < this.#opts.replicas) return false;
+    return compareDistance(kadIdOfPeer(this.#host.peerId), kadIdOfPeer(last), target) < 0;
+  }
+
+  /**
+   * The connected peer closest to the key, if it is closer than this node, speaks cidx as far
+   * as identify told, and is not `skip`ped; a peer that fails these gives way to the next.
+   */
+  async next(key: Uint8Array, skip: (peer: PeerId) => boolean): Promise<PeerId | undefined> {
+    const target = kadIdOfKey(key);
+    const mine = kadIdOfPeer(this.#host.peerId);
+    const closer = new Map<string, PeerId>();
+    for (const c of this.#host.getConnections()) {
+      if (c.status !== 'open') continue;
+      const p = c.remotePeer;
+      if (compareDistance(kadIdOfPeer(p), mine, target) < 0) closer.set(p.toString(), p);
+    }
+    const order = [...closer.values()].sort((a, b) =>
+      compareDistance(kadIdOfPeer(a), kadIdOfPeer(b), target),
+    );
+    for (const p of order) {
+      if (skip(p)) continue;
+      if (await this.#speaks(p)) return p;
+    }
+    return undefined;
+  }
+
+  /**
+   * A peer's routed request: answered here if this node holds the key, handed on to the
+   * closest connected peer if hops are left, `unrouted` otherwise or if the next hop fails.
+   * A routed answer names who answered it (`by`).
+   */
+  async handle(from: PeerId, req: RouteRequest): Promise<Response> {
+    const { dht, key } = routeTarget(req.req);
+    if (this.holds(dht, key)) return this.answer(from, req.req);
+    const hops = Math.min(req.hops, this.#opts.maxHops);
+    const next = hops > 0 ? await this.next(key, (p) => p.equals(from)) : undefined;
+    if (next === undefined) return unrouted();
+    try {
+      return await this.#opts.send(next, { ...req, hops: hops - 1 });
+    } catch {
+      return unrouted();
+    }
+  }
+
+  /**
+   * A read this node holds the key of, answered here, and named as this node's (`by`). A read
+   * it holds nothing for goes on as a lookup's does after an empty answer: under churn this
+   * node may have just become a replica, so the key's other replicas as its table has them —
+   * its own neighbours, most often connected — are asked at once (a query with a probe, the
+   * key alone; an AddressesDHT read as it is), and the first that holds something answers in
+   * its place.
+   */
+  async answer(from: PeerId, req: RoutedRequest): Promise<Response> {
+    const self = this.#host.peerId;
+    const res = await this.#opts.answer(from, req);
+    if (!res.ok) return res;
+    const mine = { ...res, by: self.toString() };
+    if (holdsSomething(res)) return mine;
+    const { dht, key } = routeTarget(req);
+    const others = this.#table(dht)
+      ?.closestPeers(kadIdOfKey(key), { count: this.#opts.replicas })
+      .filter((p) => !p.equals(self) && !p.equals(from));
+    if (others === undefined || others.length === 0) return mine;
+    if (req.t === 'contacts-get') {
+      const held = await firstOf(
+        others.map(async (p) => {
+          const r = await this.#opts.send(p, req);
+          return holdsSomething(r) ? { ...r, by: p.toString() } : undefined;
+        }),
+      );
+      return held ?? mine;
+    }
+    const probe: Request = { v: req.v, swarm: req.swarm, t: 'probe', key: req.key };
+    const holder = await firstOf(
+      others.map(async (p) => (((await this.#opts.send(p, probe)).held ?? 0) > 0 ? p : undefined)),
+    );
+    if (holder === undefined) return mine;
+    try {
+      return { ...(await this.#opts.send(holder, req)), by: holder.toString() };
+    } catch {
+      return mine;
+    }
+  }
+
+  #table(dht: RouteDht): TableInternals | undefined {
+    // kad-dht's routing table, not in its published types (as in kad-closest.ts).
+    const table = (this.#host.services[dht] as { routingTable?: Partial<TableInternals> })
+      .routingTable;
+    return typeof table?.closestPeers === 'function' ? (table as TableInternals) : undefined;
+  }
+
+  async #speaks(peer: PeerId): Promise<boolean> {
+    try {
+      const p = await this.#host.peerStore.get(peer);
+      return p.protocols.length === 0 || p.protocols.includes(INDEX_PROTOCOL);
+    } catch {
+      return true;
+    }
+  }
+}
+
+/** The outcome of a route that found no replica: the requester looks the key up instead. */
+export const UNROUTED = 'unrouted';
+
+function unrouted(): Response {
+  return ok({ outcome: UNROUTED });
+}
+
+/** A read's answer that holds something: a query's results, a community's entry. */
+function holdsSomething(res: OkResponse): boolean {
+  return (
+    (res.sums?.length ?? 0) + (res.recs?.length ?? 0) > 0 ||
+    res.rec !== undefined ||
+    res.tomb !== undefined
+  );
+}
+
+/** The first value that is not undefined, as soon as one comes; undefined once all ended. */
+async function firstOf<T>(promises: Promise<T | undefined>[]): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    let left = promises.length;
+    for (const p of promises) {
+      p.then(
+        (v) => {
+          if (v !== undefined) resolve(v);
+          else if (--left === 0) resolve(undefined);
+        },
+        () => {
+          if (--left === 0) resolve(undefined);
+        },
+      );
+    }
+  });
+}

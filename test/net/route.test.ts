@@ -1,0 +1,115 @@
+import { generateKeyPair } from '@libp2p/crypto/keys';
+import type { Connection, PeerId } from '@libp2p/interface';
+import type { KadDHT } from '@libp2p/kad-dht';
+import { peerIdFromPrivateKey } from '@libp2p/peer-id';
+import { describe, expect, it } from 'vitest';
+import { sortByDistance } from '../../src/net/closest.ts';
+import { INDEX_PROTOCOL, type RouteRequest, WIRE_VERSION } from '../../src/net/codec.ts';
+import { Router, type RouterHost, UNROUTED } from '../../src/net/route.ts';
+import { ok } from '../../src/net/server.ts';
+
+const swarm = new Uint8Array(32).fill(7);
+const KEY = new Uint8Array([1, 2, 3]);
+const peer = async () => peerIdFromPrivateKey(await generateKeyPair('Ed25519'));
+
+/**
+ * A host of the router's interface, in memory: its connections, one DHT whose routing table
+ * holds `table`, and the protocols each peer spoke.
+ */
+function host(
+  self: PeerId,
+  connected: PeerId[],
+  table: PeerId[],
+  plain: PeerId[] = [],
+): RouterHost {
+  const dht = {
+    getMode: () => 'server',
+    routingTable: {
+      closestPeers: (_: Uint8Array, o?: { count?: number }) => table.slice(0, o?.count),
+    },
+  } as unknown as KadDHT;
+  return {
+    peerId: self,
+    getConnections: () =>
+      connected.map((p) => ({ remotePeer: p, status: 'open' }) as unknown as Connection),
+    services: { profiles: dht, addresses: dht },
+    peerStore: {
+      get: async (p: PeerId) => ({
+        protocols: plain.some((x) => x.equals(p)) ? ['/ipfs/kad/1.0.0'] : [INDEX_PROTOCOL],
+      }),
+    },
+  };
+}
+
+const route = (hops: number): RouteRequest => ({
+  v: WIRE_VERSION,
+  swarm,
+  t: 'route',
+  hops,
+  req: { v: WIRE_VERSION, swarm, t: 'query', key: KEY, profile: { w: [['a', 1]] }, k: 3 },
+});
+
+describe('the router', () => {
+  it('hands a read to the connected peer closest to the key, only if it is closer than itself', async () => {
+    const all = sortByDistance(await Promise.all([1, 2, 3, 4, 5].map(peer)), KEY);
+    const [p0, p1, p2, p3, p4] = all as [PeerId, PeerId, PeerId, PeerId, PeerId];
+    const answered = { v: WIRE_VERSION, ok: true } as const;
+    const opts = { replicas: 1, maxHops: 4, send: async () => answered, answer: async () => ok() };
+    // p2 is connected to p0, p1 and p4: p0 is the closest; skipped, p1; a peer that does not
+    // speak cidx gives way to the next.
+    expect(await new Router(host(p2, [p4, p1, p0], []), opts).next(KEY, () => false)).toEqual(p0);
+    expect(
+      await new Router(host(p2, [p4, p1, p0], []), opts).next(KEY, (p) => p.equals(p0)),
+    ).toEqual(p1);
+    expect(await new Router(host(p2, [p4, p1, p0], [], [p0]), opts).next(KEY, () => false)).toEqual(
+      p1,
+    );
+    // Nobody connected is closer than p2 itself: the route cannot get closer.
+    expect(await new Router(host(p2, [p3, p4], []), opts).next(KEY, () => false)).toBeUndefined();
+  });
+
+  it('answers where its table says it is a replica, hands on otherwise, and ends unrouted', async () => {
+    const all = sortByDistance(await Promise.all([1, 2, 3, 4].map(peer)), KEY);
+    const [p0, p1, p2, p3] = all as [PeerId, PeerId, PeerId, PeerId];
+    const sent: { to: PeerId; hops: number }[] = [];
+    const answered: PeerId[] = [];
+    const router = (self: PeerId, connected: PeerId[], table: PeerId[], fails = false) =>
+      new Router(host(self, connected, table), {
+        replicas: 2,
+        maxHops: 2,
+        send: async (to, req) => {
+          sent.push({ to, hops: req.t === 'route' ? req.hops : -1 });
+          if (fails) throw new Error('gone');
+          return { ...ok(), by: 'someone' } as never;
+        },
+        answer: async (from) => {
+          answered.push(from);
+          return ok({ sums: [] });
+        },
+      });
+    // p1, second closest of the four: a replica of two, whatever its connections.
+    const here = await router(p1, [p0], [p0, p2, p3]).handle(p3, route(5));
+    expect(here).toMatchObject({ ok: true, sums: [], by: p1.toString() });
+    expect(answered).toEqual([p3]);
+    // p3 is none: handed on to p1 with its own bound on hops (2), less the hop it takes.
+    await router(p3, [p2, p1], [p0, p1, p2]).handle(p2, route(5));
+    expect(sent.at(-1)).toEqual({ to: p1, hops: 1 });
+    // No hops left, no closer peer, or the next hop failing: unrouted.
+    const unrouted = { ok: true, outcome: UNROUTED };
+    expect(await router(p3, [p1], [p0, p1, p2]).handle(p2, route(0))).toMatchObject(unrouted);
+    expect(await router(p2, [p3], [p0, p1, p3]).handle(p3, route(3))).toMatchObject(unrouted);
+    expect(await router(p3, [p1], [p0, p1, p2], true).handle(p2, route(3))).toMatchObject(unrouted);
+    // A table smaller than the replicas (a node that has just joined) claims nothing.
+    expect(await router(p0, [], [p1]).handle(p2, route(3))).toMatchObject(unrouted);
+    // A node that routes nothing still answers what it holds, and hands nothing on.
+    const none = new Router(host(p3, [p1], [p0, p1, p2]), {
+      replicas: 2,
+      maxHops: 0,
+      send: async () => {
+        throw new Error('must not send');
+      },
+      answer: async () => ok(),
+    });
+    expect(await none.handle(p2, route(3))).toMatchObject(unrouted);
+  });
+});
