@@ -62,6 +62,7 @@ const METRICS = [
   'search.request_peers',
   'search.repeat_queries',
   'search.keys_dropped',
+  'search.keys_routed',
   'search.latency_p50_ms',
   'create.latency_p50_ms',
   'update.latency_p50_ms',

@@ -178,6 +178,7 @@ async function child(): Promise<void> {
     probesPerSearch: m['messages.per_search.cidx.probe'],
     lookupHops: m['lookup.hops'],
     keysDropped: m['search.keys_dropped'],
+    keysRouted: m['search.keys_routed'],
     cpuMsPerSearch: (1000 * searchCpuS) / SEARCHES,
     joinS: (m['time.join_ms'] ?? 0) / 1000,
     load,
