@@ -6,20 +6,14 @@
 import type { LookupStats } from '../src/net/closest.ts';
 import type { WireMeter } from '../src/net/wire-meter.ts';
 import type { NodeOptions } from '../src/node/config.ts';
+import { noSearches } from '../src/rpc/node-counters.ts';
 import type { SwarmConfig, SwarmCounters } from './swarm-api.ts';
 
 export function emptyCounters(): SwarmCounters {
   return {
     notifications: 0,
     lookups: { count: 0, messages: 0, hops: 0, ms: 0 },
-    searches: {
-      count: 0,
-      requests: 0,
-      peers: 0,
-      repeatQueries: 0,
-      keysDropped: 0,
-      keysRouted: 0,
-    },
+    searches: noSearches(),
   };
 }
 

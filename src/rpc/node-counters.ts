@@ -15,14 +15,7 @@ import type { NodeCountersJSON } from './api.ts';
 export class NodeCounters {
   readonly #wire = new WireMeter();
   readonly #lookups = { count: 0, messages: 0, hops: 0, ms: 0 };
-  readonly #searches = {
-    count: 0,
-    requests: 0,
-    peers: 0,
-    repeatQueries: 0,
-    keysDropped: 0,
-    keysRouted: 0,
-  };
+  readonly #searches = noSearches();
   #notifications = 0;
 
   /**
@@ -64,4 +57,9 @@ export class NodeCounters {
       notifications: { received: this.#notifications },
     };
   }
+}
+
+/** Search totals before any search: what `stats` and the simulator's counters start from. */
+export function noSearches(): NodeCountersJSON['searches'] {
+  return { count: 0, requests: 0, peers: 0, repeatQueries: 0, keysDropped: 0, keysRouted: 0 };
 }
