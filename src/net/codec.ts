@@ -299,3 +299,15 @@ export function fitToFrame(recs: WireSigned[], budget: number): WireSigned[] {
   }
   return recs;
 }
+
+/**
+ * An answer that holds something: records, summaries, a probe's count of them, or a
+ * community's entry (its contacts or tombstone).
+ */
+export function holdsSomething(res: OkResponse): boolean {
+  return (
+    (res.recs?.length ?? 0) + (res.sums?.length ?? 0) + (res.held ?? 0) > 0 ||
+    res.rec !== undefined ||
+    res.tomb !== undefined
+  );
+}

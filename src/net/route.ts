@@ -20,6 +20,7 @@ import { peerIdFromString } from '@libp2p/peer-id';
 import { communityAddressKey } from '../keys/rehash.ts';
 import { compareDistance, kadIdOfKey, kadIdOfPeer } from './closest.ts';
 import {
+  holdsSomething,
   INDEX_PROTOCOL,
   type OkResponse,
   type Request,
@@ -83,10 +84,6 @@ export class Router {
 
   get maxHops(): number {
     return this.#opts.maxHops;
-  }
-
-  get self(): PeerId {
-    return this.#host.peerId;
   }
 
   /**
@@ -168,19 +165,20 @@ export class Router {
       ?.closestPeers(kadIdOfKey(key), { count: this.#opts.replicas })
       .filter((p) => !p.equals(self) && !p.equals(from));
     if (others === undefined || others.length === 0) return mine;
-    if (req.t === 'contacts-get') {
-      const held = await firstOf(
-        others.map(async (p) => {
-          const r = await this.#opts.send(p, req);
-          return holdsSomething(r) ? { ...r, by: p.toString() } : undefined;
+    // Asked at once, the first of them whose answer holds something; none if none does.
+    const first = (r: Request) =>
+      Promise.any(
+        others.map(async (peer) => {
+          const res = await this.#opts.send(peer, r);
+          if (!holdsSomething(res)) throw new Error('holds nothing');
+          return { peer, res };
         }),
-      );
-      return held ?? mine;
+      ).catch(() => undefined);
+    if (req.t === 'contacts-get') {
+      const got = await first(req);
+      return got === undefined ? mine : { ...got.res, by: got.peer.toString() };
     }
-    const probe: Request = { v: req.v, swarm: req.swarm, t: 'probe', key: req.key };
-    const holder = await firstOf(
-      others.map(async (p) => (((await this.#opts.send(p, probe)).held ?? 0) > 0 ? p : undefined)),
-    );
+    const holder = (await first({ v: req.v, swarm: req.swarm, t: 'probe', key: req.key }))?.peer;
     if (holder === undefined) return mine;
     try {
       return { ...(await this.#opts.send(holder, req)), by: holder.toString() };
@@ -211,31 +209,4 @@ export const UNROUTED = 'unrouted';
 
 function unrouted(): Response {
   return ok({ outcome: UNROUTED });
-}
-
-/** A read's answer that holds something: a query's results, a community's entry. */
-function holdsSomething(res: OkResponse): boolean {
-  return (
-    (res.sums?.length ?? 0) + (res.recs?.length ?? 0) > 0 ||
-    res.rec !== undefined ||
-    res.tomb !== undefined
-  );
-}
-
-/** The first value that is not undefined, as soon as one comes; undefined once all ended. */
-async function firstOf<T>(promises: Promise<T | undefined>[]): Promise<T | undefined> {
-  return new Promise((resolve) => {
-    let left = promises.length;
-    for (const p of promises) {
-      p.then(
-        (v) => {
-          if (v !== undefined) resolve(v);
-          else if (--left === 0) resolve(undefined);
-        },
-        () => {
-          if (--left === 0) resolve(undefined);
-        },
-      );
-    }
-  });
 }

@@ -10,6 +10,7 @@ import { peerIdFromString } from '@libp2p/peer-id';
 import { RemoteError } from '../net/client.ts';
 import { distanceFrom } from '../net/closest.ts';
 import {
+  holdsSomething,
   type OkResponse,
   type Request,
   type RoutedRequest,
@@ -457,11 +458,6 @@ export class Holders {
   #sent(peer: PeerId, req: Request): Sent {
     return { peer, t: req.t, seq: this.#seq++ };
   }
-}
-
-/** An answer that holds something: records, summaries, or (a probe's) a count of them. */
-function holdsSomething(res: OkResponse): boolean {
-  return (res.recs?.length ?? 0) + (res.sums?.length ?? 0) + (res.held ?? 0) > 0;
 }
 
 /** A peer id as remembered (holders are kept on disk); none if it does not parse. */

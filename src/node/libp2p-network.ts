@@ -7,6 +7,7 @@ import {
   type OkResponse,
   type Request,
   type RoutedRequest,
+  type RouteRequest,
   WIRE_VERSION,
 } from '../net/codec.ts';
 import { dialableAddrs } from '../net/contact-addrs.ts';
@@ -141,9 +142,15 @@ export class Libp2pNetwork implements Network {
     }
     const next = await router.next(key, (p) => this.unresponsive(p));
     if (next === undefined) return undefined;
-    const route = { v: WIRE_VERSION, swarm: req.swarm, t: 'route', hops: router.maxHops - 1, req };
+    const route: RouteRequest = {
+      v: WIRE_VERSION,
+      swarm: req.swarm,
+      t: 'route',
+      hops: router.maxHops - 1,
+      req,
+    };
     try {
-      const res = await this.#client.request(next, route as Request, signal);
+      const res = await this.#client.request(next, route, signal);
       if (res.outcome === UNROUTED) return { via: next };
       return { via: next, answer: { peer: answeredBy(res) ?? next, res } };
     } catch {
