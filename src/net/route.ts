@@ -156,32 +156,66 @@ export class Router {
    */
   async answer(from: PeerId, req: RoutedRequest): Promise<Response> {
     const self = this.#host.peerId;
+    const { dht, key } = routeTarget(req);
+    const others =
+      this.#table(dht)
+        ?.closestPeers(kadIdOfKey(key), { count: this.#opts.replicas })
+        .filter((p) => !p.equals(self) && !p.equals(from)) ?? [];
+    if (req.t === 'contacts-get') return this.#entry(from, req, others);
     const res = await this.#opts.answer(from, req);
     if (!res.ok) return res;
     const mine = { ...res, by: self.toString() };
-    if (holdsSomething(res)) return mine;
-    const { dht, key } = routeTarget(req);
-    const others = this.#table(dht)
-      ?.closestPeers(kadIdOfKey(key), { count: this.#opts.replicas })
-      .filter((p) => !p.equals(self) && !p.equals(from));
-    if (others === undefined || others.length === 0) return mine;
-    // Asked at once, the first of them whose answer holds something; none if none does.
-    const first = (r: Request) =>
-      Promise.any(
-        others.map(async (peer) => {
-          const res = await this.#opts.send(peer, r);
-          if (!holdsSomething(res)) throw new Error('holds nothing');
-          return { peer, res };
-        }),
-      ).catch(() => undefined);
-    if (req.t === 'contacts-get') {
-      const got = await first(req);
-      return got === undefined ? mine : { ...got.res, by: got.peer.toString() };
-    }
-    const holder = (await first({ v: req.v, swarm: req.swarm, t: 'probe', key: req.key }))?.peer;
+    if (holdsSomething(res) || others.length === 0) return mine;
+    // Asked at once, the first of them that holds something under the key; none if none does.
+    const holder = await Promise.any(
+      others.map(async (peer) => {
+        const probe: Request = { v: req.v, swarm: req.swarm, t: 'probe', key: req.key };
+        if (!holdsSomething(await this.#opts.send(peer, probe))) throw new Error('holds nothing');
+        return peer;
+      }),
+    ).catch(() => undefined);
     if (holder === undefined) return mine;
     try {
       return { ...(await this.#opts.send(holder, req)), by: holder.toString() };
+    } catch {
+      return mine;
+    }
+  }
+
+  /**
+   * A community's entry, as a lookup finds it (src/node/lookup.ts): this node's answer in
+   * full, and at the same time the versions the key's other replicas hold (brief; a tombstone
+   * in full). A tombstone anywhere wins — a replica that missed a dissolve, across a partition,
+   * must not bring the community back — then the newest version, asked in full of its holder
+   * where this node's is older or missing.
+   */
+  async #entry(
+    from: PeerId,
+    req: Extract<RoutedRequest, { t: 'contacts-get' }>,
+    others: PeerId[],
+  ): Promise<Response> {
+    const brief = { ...req, brief: true as const };
+    const [res, own, ...theirs] = await Promise.all([
+      this.#opts.answer(from, req),
+      this.#opts.answer(from, brief),
+      ...others.map((peer) =>
+        this.#opts.send(peer, brief).then(
+          (r) => ({ peer, res: r }),
+          () => undefined,
+        ),
+      ),
+    ]);
+    if (!res.ok) return res;
+    const mine = { ...res, by: this.#host.peerId.toString() };
+    if (res.tomb !== undefined) return mine;
+    const answered = theirs.filter((a) => a !== undefined);
+    const tomb = answered.find((a) => a.res.tomb !== undefined);
+    if (tomb !== undefined) return { ...tomb.res, by: tomb.peer.toString() };
+    const newest = (r: Response) => (r.ok ? Math.max(r.recV ?? 0, r.descV ?? 0) : 0);
+    const best = answered.sort((a, b) => newest(b.res) - newest(a.res))[0];
+    if (best === undefined || newest(best.res) <= newest(own)) return mine;
+    try {
+      return { ...(await this.#opts.send(best.peer, req)), by: best.peer.toString() };
     } catch {
       return mine;
     }

@@ -112,4 +112,38 @@ describe('the router', () => {
     });
     expect(await none.handle(p2, route(3))).toMatchObject(unrouted);
   });
+
+  it("takes a community's tombstone from any of the key's replicas, then the newest version", async () => {
+    const all = sortByDistance(await Promise.all([1, 2, 3, 4].map(peer)), KEY);
+    const [p0, p1, p2, p3] = all as [PeerId, PeerId, PeerId, PeerId];
+    const rec = { p: new Uint8Array([1]), o: new Uint8Array([2]), s: new Uint8Array([3]) };
+    const get = { v: WIRE_VERSION, swarm, t: 'contacts-get', id: 'a'.repeat(64) } as const;
+    const entryOf = (self: PeerId, theirs: (to: PeerId, brief: boolean) => object) =>
+      new Router(
+        host(
+          self,
+          [],
+          [p0, p1, p2, p3].filter((p) => !p.equals(self)),
+        ),
+        {
+          replicas: 3,
+          maxHops: 4,
+          send: async (to, req) =>
+            ({ ...ok(), ...theirs(to, req.t === 'contacts-get' && req.brief === true) }) as never,
+          // This node holds version 2 of the entry.
+          answer: async (_from, req) =>
+            req.t === 'contacts-get' && req.brief === true ? ok({ recV: 2 }) : ok({ rec }),
+        },
+      ).answer(p3, get);
+    // p1 holds the tombstone: it wins over this node's entry.
+    const tomb = await entryOf(p0, (to) => (to.equals(p1) ? { tomb: rec } : { recV: 1 }));
+    expect(tomb).toMatchObject({ tomb: rec, by: p1.toString() });
+    // p2 holds version 3: asked in full.
+    const newer = await entryOf(p0, (to, brief) =>
+      to.equals(p2) ? (brief ? { recV: 3 } : { rec, recV: undefined }) : { recV: 1 },
+    );
+    expect(newer).toMatchObject({ rec, by: p2.toString() });
+    // Nobody newer: this node's own.
+    expect(await entryOf(p0, () => ({ recV: 2 }))).toMatchObject({ rec, by: p0.toString() });
+  });
 });
