@@ -32,11 +32,20 @@ export const republish: CommandSpec<{ kind: 'republish' }> = {
 };
 
 async function republishAll(ctx: RunContext): Promise<string> {
-  // A frozen owner republishes nothing: it runs no code until thawed.
+  // A frozen owner republishes nothing: it runs no code until thawed. Every other node runs
+  // its round: one that owns only dissolved communities still sends their tombstones, and one
+  // that owns nothing returns at once.
   const alive = ctx.select({ kind: 'all' });
-  const infos = await Promise.all(alive.map((p) => p.info()));
-  const owners = alive.filter((_, i) => (infos[i]?.owned ?? 0) > 0);
   const limit = pLimit(8);
-  await Promise.all(owners.map((p) => limit(() => p.republish().catch(() => {}))));
-  return `${owners.length} owners republished`;
+  const ran = await Promise.all(
+    alive.map((p) =>
+      limit(() =>
+        p.republish().then(
+          () => true,
+          () => false,
+        ),
+      ),
+    ),
+  );
+  return `${ran.filter(Boolean).length} of ${alive.length} nodes ran a republish round`;
 }

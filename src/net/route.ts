@@ -183,42 +183,48 @@ export class Router {
   }
 
   /**
-   * A community's entry, as a lookup finds it (src/node/lookup.ts): this node's answer in
-   * full, and at the same time the versions the key's other replicas hold (brief; a tombstone
-   * in full). A tombstone anywhere wins — a replica that missed a dissolve, across a partition,
-   * must not bring the community back — then the newest version, asked in full of its holder
-   * where this node's is older or missing.
+   * A community's entry: this node's own, at once. A replica that missed a dissolve, across a
+   * partition, must not bring the community back; rather than ask the other replicas on every
+   * read (a round trip more for every search), a replica that stores a new tombstone hands it
+   * on to the others (`spread`), so the key's replicas agree before anyone reads. An entry this
+   * node holds nothing of is asked of the other replicas in full, the first that holds
+   * something answering.
    */
   async #entry(
     from: PeerId,
     req: Extract<RoutedRequest, { t: 'contacts-get' }>,
     others: PeerId[],
   ): Promise<Response> {
-    const brief = { ...req, brief: true as const };
-    const [res, own, ...theirs] = await Promise.all([
-      this.#opts.answer(from, req),
-      this.#opts.answer(from, brief),
-      ...others.map((peer) =>
-        this.#opts.send(peer, brief).then(
-          (r) => ({ peer, res: r }),
-          () => undefined,
-        ),
-      ),
-    ]);
+    const res = await this.#opts.answer(from, req);
     if (!res.ok) return res;
     const mine = { ...res, by: this.#host.peerId.toString() };
-    if (res.tomb !== undefined) return mine;
-    const answered = theirs.filter((a) => a !== undefined);
-    const tomb = answered.find((a) => a.res.tomb !== undefined);
-    if (tomb !== undefined) return { ...tomb.res, by: tomb.peer.toString() };
-    const newest = (r: Response) => (r.ok ? Math.max(r.recV ?? 0, r.descV ?? 0) : 0);
-    const best = answered.sort((a, b) => newest(b.res) - newest(a.res))[0];
-    if (best === undefined || newest(best.res) <= newest(own)) return mine;
-    try {
-      return { ...(await this.#opts.send(best.peer, req)), by: best.peer.toString() };
-    } catch {
-      return mine;
-    }
+    if (holdsSomething(res) || others.length === 0) return mine;
+    return Promise.any(
+      others.map(async (peer) => {
+        const theirs = await this.#opts.send(peer, req);
+        if (!holdsSomething(theirs)) throw new Error('holds nothing');
+        return { ...theirs, by: peer.toString() };
+      }),
+    ).catch(() => mine);
+  }
+
+  /**
+   * Hands a tombstone this node has just stored (`remove`, as received) on to the community's
+   * other replicas as its AddressesDHT table has them — twice the replicas, so a node that
+   * wrongly counts itself one, its table missing closer peers, is reached too. Only a node
+   * that is itself a replica by its table hands on, and each only once (a tombstone it held
+   * already is not stored anew), so the spread stays among the key's neighbours. In the
+   * background: the sender's answer does not wait.
+   */
+  spread(id: string, req: Request, from: PeerId): void {
+    const key = communityAddressKey(id);
+    if (!this.holds('addresses', key)) return;
+    const self = this.#host.peerId;
+    const to =
+      this.#table('addresses')
+        ?.closestPeers(kadIdOfKey(key), { count: 2 * this.#opts.replicas })
+        .filter((p) => !p.equals(self) && !p.equals(from)) ?? [];
+    for (const peer of to) this.#opts.send(peer, req).catch(() => undefined);
   }
 
   #table(dht: RouteDht): TableInternals | undefined {

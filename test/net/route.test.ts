@@ -3,6 +3,7 @@ import type { Connection, PeerId } from '@libp2p/interface';
 import type { KadDHT } from '@libp2p/kad-dht';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { describe, expect, it } from 'vitest';
+import { communityAddressKey } from '../../src/keys/rehash.ts';
 import { sortByDistance } from '../../src/net/closest.ts';
 import { INDEX_PROTOCOL, type RouteRequest, WIRE_VERSION } from '../../src/net/codec.ts';
 import { Router, type RouterHost, UNROUTED } from '../../src/net/route.ts';
@@ -113,37 +114,59 @@ describe('the router', () => {
     expect(await none.handle(p2, route(3))).toMatchObject(unrouted);
   });
 
-  it("takes a community's tombstone from any of the key's replicas, then the newest version", async () => {
+  it("answers a community's entry at once, and asks the other replicas only for one it lacks", async () => {
     const all = sortByDistance(await Promise.all([1, 2, 3, 4].map(peer)), KEY);
     const [p0, p1, p2, p3] = all as [PeerId, PeerId, PeerId, PeerId];
     const rec = { p: new Uint8Array([1]), o: new Uint8Array([2]), s: new Uint8Array([3]) };
     const get = { v: WIRE_VERSION, swarm, t: 'contacts-get', id: 'a'.repeat(64) } as const;
-    const entryOf = (self: PeerId, theirs: (to: PeerId, brief: boolean) => object) =>
-      new Router(
-        host(
-          self,
-          [],
-          [p0, p1, p2, p3].filter((p) => !p.equals(self)),
-        ),
-        {
-          replicas: 3,
-          maxHops: 4,
-          send: async (to, req) =>
-            ({ ...ok(), ...theirs(to, req.t === 'contacts-get' && req.brief === true) }) as never,
-          // This node holds version 2 of the entry.
-          answer: async (_from, req) =>
-            req.t === 'contacts-get' && req.brief === true ? ok({ recV: 2 }) : ok({ rec }),
+    const asked: PeerId[] = [];
+    const entryOf = (own: object, theirs: (to: PeerId) => object) =>
+      new Router(host(p0, [], [p1, p2, p3]), {
+        replicas: 3,
+        maxHops: 4,
+        send: async (to) => {
+          asked.push(to);
+          return { ...ok(), ...theirs(to) } as never;
         },
-      ).answer(p3, get);
-    // p1 holds the tombstone: it wins over this node's entry.
-    const tomb = await entryOf(p0, (to) => (to.equals(p1) ? { tomb: rec } : { recV: 1 }));
-    expect(tomb).toMatchObject({ tomb: rec, by: p1.toString() });
-    // p2 holds version 3: asked in full.
-    const newer = await entryOf(p0, (to, brief) =>
-      to.equals(p2) ? (brief ? { recV: 3 } : { rec, recV: undefined }) : { recV: 1 },
+        answer: async () => ok(own),
+      }).answer(p3, get);
+    // This node holds the entry: its own, and nobody is asked.
+    expect(await entryOf({ rec }, () => ({ tomb: rec }))).toMatchObject({ rec, by: p0.toString() });
+    expect(asked).toEqual([]);
+    // It holds nothing: the first of the others that holds something answers in its place.
+    const theirs = await entryOf({}, (to) => (to.equals(p2) ? { tomb: rec } : {}));
+    expect(theirs).toMatchObject({ tomb: rec, by: p2.toString() });
+    // p3 asked the read: not asked back.
+    expect(asked.map(String).sort()).toEqual([p1, p2].map(String).sort());
+    // Nobody holds anything: its own empty answer.
+    expect(await entryOf({}, () => ({}))).toMatchObject({ ok: true, by: p0.toString() });
+  });
+
+  it('hands a tombstone on to the replicas its table has, only where it is one itself', async () => {
+    const id = 'b'.repeat(64);
+    const all = sortByDistance(
+      await Promise.all([1, 2, 3, 4, 5, 6].map(peer)),
+      communityAddressKey(id),
     );
-    expect(newer).toMatchObject({ rec, by: p2.toString() });
-    // Nobody newer: this node's own.
-    expect(await entryOf(p0, () => ({ recV: 2 }))).toMatchObject({ rec, by: p0.toString() });
+    const [p0, p1, p2, p3, p4, p5] = all as [PeerId, PeerId, PeerId, PeerId, PeerId, PeerId];
+    const remove = { v: WIRE_VERSION, swarm, t: 'probe', key: KEY } as const;
+    const spreadBy = (self: PeerId, table: PeerId[], from: PeerId) => {
+      const sent: PeerId[] = [];
+      new Router(host(self, [], table), {
+        replicas: 2,
+        maxHops: 4,
+        send: async (to) => {
+          sent.push(to);
+          return { v: WIRE_VERSION, ok: true } as const;
+        },
+        answer: async () => ok(),
+      }).spread(id, remove, from);
+      return sent;
+    };
+    // p1 is a replica of two by its table: it hands on to twice the replicas its table has
+    // closest, not back to its sender.
+    expect(spreadBy(p1, [p0, p2, p3, p4, p5], p2)).toEqual([p0, p3, p4]);
+    // p4 is none: it hands nothing on.
+    expect(spreadBy(p4, [p0, p1, p2, p3], p2)).toEqual([]);
   });
 });

@@ -153,6 +153,25 @@ expect nodes.alive == 14
     expect(report.expects.filter((e) => !e.pass)).toEqual([]);
   }, 180_000);
 
+  it('republishes the tombstones of an owner whose every community is dissolved', async () => {
+    const text = (then: string) => `
+seed 5
+index lsh n=6 m=1 seed=tombstones-test
+dataset communities synthetic count=2 size=20 topics=2
+at 0s join 8
+at +0s create communities from=0-1
+at +0s dissolve communities 100%
+${then}
+`;
+    const messages = async (then: string) => {
+      const file = scenario('tombstones', text(then));
+      const report = await runScenario(parseScenario(text(then), file), { file });
+      return report.metrics['traffic.cidx.messages'] ?? 0;
+    };
+    // The two owners own nothing live: their round still sends the tombstones again.
+    expect(await messages('at +0s republish')).toBeGreaterThan(await messages(''));
+  }, 120_000);
+
   it('runs on a network model: round trips in the latencies, searches counted on each side of a partition', async () => {
     const text = `
 seed 8

@@ -15,13 +15,15 @@ export class RemoveHandler implements Handler<'remove'> {
     this.#c = c;
   }
 
-  async handle(_from: PeerId, req: Extract<Request, { t: 'remove' }>): Promise<Response> {
+  async handle(from: PeerId, req: Extract<Request, { t: 'remove' }>): Promise<Response> {
     const rec = await openRecord(blobFromWire(req.rec), this.#c.profileLimits);
     let outcome: string;
     if (rec.kind === 'removal') outcome = this.#c.table.removeDescriptor(rec, this.#c.now());
     else if (rec.kind === 'tombstone') outcome = this.#c.table.putTombstone(rec, this.#c.now());
     else throw new RecordError(`remove needs a removal or a tombstone, got a ${rec.kind}`);
     await this.#c.persist();
+    // A tombstone new here goes on to the community's other replicas (src/net/route.ts).
+    if (rec.kind === 'tombstone' && outcome === 'stored') this.#c.router?.spread(rec.id, req, from);
     return ok({ outcome });
   }
 }
