@@ -219,8 +219,10 @@ expect after.search.top1_agreement == 1
     ).toBe(6);
     expect(m['partition.1.duration_ms']).toBeGreaterThan(0);
     expect(m['network.closed_by_partition']).toBeGreaterThan(0);
-    // Latency in round trips: a search is at least a query and a contacts fetch.
-    expect(m['before.search.rtts_p50']).toBeGreaterThanOrEqual(2);
+    // Latency in round trips: a routed search is at least one (its keys' queries cross the
+    // network, answered by replicas other than the searcher for most keys; a community's
+    // entry may be the searcher's own). Looked up, at least two: test/sim/network/swarm.test.ts.
+    expect(m['before.search.rtts_p50']).toBeGreaterThanOrEqual(1);
     expect(m['create.rtts_p50']).toBeGreaterThanOrEqual(2);
     expect(report.network?.description).toContain('one-way delay 20 ms');
     expect(report.network?.partitions).toHaveLength(1);
