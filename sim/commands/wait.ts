@@ -1,6 +1,6 @@
 /**
- * `wait <d>` sleeps; `wait republish` and `republish` run one republish round of every live
- * owner now.
+ * `wait <d>` sleeps; `wait republish` and `republish` run one republish round on every live
+ * node now (owners of live and of dissolved communities).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
