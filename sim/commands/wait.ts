@@ -37,15 +37,7 @@ async function republishAll(ctx: RunContext): Promise<string> {
   // that owns nothing returns at once.
   const alive = ctx.select({ kind: 'all' });
   const limit = pLimit(8);
-  const ran = await Promise.all(
-    alive.map((p) =>
-      limit(() =>
-        p.republish().then(
-          () => true,
-          () => false,
-        ),
-      ),
-    ),
-  );
-  return `${ran.filter(Boolean).length} of ${alive.length} nodes ran a republish round`;
+  const rounds = await Promise.allSettled(alive.map((p) => limit(() => p.republish())));
+  const ran = rounds.filter((r) => r.status === 'fulfilled').length;
+  return `${ran} of ${alive.length} nodes ran a republish round`;
 }

@@ -147,65 +147,39 @@ export class Router {
   }
 
   /**
-   * A read this node holds the key of, answered here, and named as this node's (`by`). A read
-   * it holds nothing for goes on as a lookup's does after an empty answer: under churn this
-   * node may have just become a replica, so the key's other replicas as its table has them —
-   * its own neighbours, most often connected — are asked at once (a query with a probe, the
-   * key alone; an AddressesDHT read as it is), and the first that holds something answers in
-   * its place.
+   * A read this node holds the key of, answered here at once, and named as this node's (`by`).
+   * A read it holds nothing for goes on as a lookup's does after an empty answer: under churn
+   * this node may have just become a replica, so the key's other replicas as its table has
+   * them — its own neighbours, most often connected — are asked at once (a query with a probe,
+   * the key alone, as many keys hold nothing; an AddressesDHT read as it is, an empty one being
+   * rare), and the first that holds something answers in its place. A community's entry is not
+   * checked against the other replicas' versions (a round trip more for every search): a
+   * replica that stores a new tombstone hands it on to them instead (`spread`).
    */
   async answer(from: PeerId, req: RoutedRequest): Promise<Response> {
     const self = this.#host.peerId;
-    const { dht, key } = routeTarget(req);
-    const others =
-      this.#table(dht)
-        ?.closestPeers(kadIdOfKey(key), { count: this.#opts.replicas })
-        .filter((p) => !p.equals(self) && !p.equals(from)) ?? [];
-    if (req.t === 'contacts-get') return this.#entry(from, req, others);
     const res = await this.#opts.answer(from, req);
     if (!res.ok) return res;
     const mine = { ...res, by: self.toString() };
-    if (holdsSomething(res) || others.length === 0) return mine;
-    // Asked at once, the first of them that holds something under the key; none if none does.
-    const holder = await Promise.any(
+    if (holdsSomething(res)) return mine;
+    const { dht, key } = routeTarget(req);
+    const others = this.#neighbours(dht, key, this.#opts.replicas, from);
+    const ask: Request =
+      req.t === 'query' ? { v: req.v, swarm: req.swarm, t: 'probe', key: req.key } : req;
+    const first = await Promise.any(
       others.map(async (peer) => {
-        const probe: Request = { v: req.v, swarm: req.swarm, t: 'probe', key: req.key };
-        if (!holdsSomething(await this.#opts.send(peer, probe))) throw new Error('holds nothing');
-        return peer;
+        const theirs = await this.#opts.send(peer, ask);
+        if (!holdsSomething(theirs)) throw new Error('holds nothing');
+        return { peer, res: theirs };
       }),
     ).catch(() => undefined);
-    if (holder === undefined) return mine;
+    if (first === undefined) return mine;
     try {
-      return { ...(await this.#opts.send(holder, req)), by: holder.toString() };
+      const held = ask === req ? first.res : await this.#opts.send(first.peer, req);
+      return { ...held, by: first.peer.toString() };
     } catch {
       return mine;
     }
-  }
-
-  /**
-   * A community's entry: this node's own, at once. A replica that missed a dissolve, across a
-   * partition, must not bring the community back; rather than ask the other replicas on every
-   * read (a round trip more for every search), a replica that stores a new tombstone hands it
-   * on to the others (`spread`), so the key's replicas agree before anyone reads. An entry this
-   * node holds nothing of is asked of the other replicas in full, the first that holds
-   * something answering.
-   */
-  async #entry(
-    from: PeerId,
-    req: Extract<RoutedRequest, { t: 'contacts-get' }>,
-    others: PeerId[],
-  ): Promise<Response> {
-    const res = await this.#opts.answer(from, req);
-    if (!res.ok) return res;
-    const mine = { ...res, by: this.#host.peerId.toString() };
-    if (holdsSomething(res) || others.length === 0) return mine;
-    return Promise.any(
-      others.map(async (peer) => {
-        const theirs = await this.#opts.send(peer, req);
-        if (!holdsSomething(theirs)) throw new Error('holds nothing');
-        return { ...theirs, by: peer.toString() };
-      }),
-    ).catch(() => mine);
   }
 
   /**
@@ -219,12 +193,18 @@ export class Router {
   spread(id: string, req: Request, from: PeerId): void {
     const key = communityAddressKey(id);
     if (!this.holds('addresses', key)) return;
+    for (const peer of this.#neighbours('addresses', key, 2 * this.#opts.replicas, from))
+      this.#opts.send(peer, req).catch(() => undefined);
+  }
+
+  /** The `count` peers the DHT's table has closest to the key, less this node and `from`. */
+  #neighbours(dht: RouteDht, key: Uint8Array, count: number, from: PeerId): PeerId[] {
     const self = this.#host.peerId;
-    const to =
-      this.#table('addresses')
-        ?.closestPeers(kadIdOfKey(key), { count: 2 * this.#opts.replicas })
-        .filter((p) => !p.equals(self) && !p.equals(from)) ?? [];
-    for (const peer of to) this.#opts.send(peer, req).catch(() => undefined);
+    return (
+      this.#table(dht)
+        ?.closestPeers(kadIdOfKey(key), { count })
+        .filter((p) => !p.equals(self) && !p.equals(from)) ?? []
+    );
   }
 
   #table(dht: RouteDht): TableInternals | undefined {
