@@ -2,7 +2,7 @@
  * npm run bench:sim — how far the in-process simulator scales: for each swarm size, a fresh
  * process joins the nodes, creates and searches, and reports RSS, time to join and searches per
  * second. Usage: npm run bench:sim [-- 100 500 1000 2000] [--cpu-prof DIR] [--alloc-prof DIR]
- * [--heap-snapshot DIR] [--prof-phase join|create|search] [--workers N] [--timing "optimistic=no"] [--params "maxConnections=600"] [--help]. One size per child process, so each RSS is that
+ * [--heap-snapshot DIR] [--prof-phase join|create|search] [--workers N] [--searches N] [--timing "optimistic=no"] [--params "maxConnections=600"] [--help]. One size per child process, so each RSS is that
  * size's alone. --workers runs the nodes in N worker threads (`cidx sim --workers`): CPU is then
  * every thread's, the live heap every thread's summed, and the GC figures and the per-node
  * census (the main thread's alone) are left out. --timing adds keys to the scenario's timing
@@ -49,11 +49,9 @@ import {
   sampleInternals,
 } from './swarm-census.ts';
 
-const SEARCHES = 50;
-
 const USAGE = `Usage: npm run bench:sim [-- SIZE ...] [options]
 Joins SIZE simulated nodes in one process (one child process per size; default 100 500 1000
-2000), makes 50 creates and 50 searches scored against the exact answer, and prints peak RSS,
+2000), makes 50 creates and 50 searches (--searches) scored against the exact answer, and prints peak RSS,
 live heap, join time, searches/s, top-1 agreement and CPU per message with its ratio to the
 smallest size.
 
@@ -64,6 +62,8 @@ Options:
                        default search): DIR/PHASE-SIZE.cpuprofile / .heapprofile
   --heap-snapshot DIR  heap snapshot after each size's join (small sizes only)
   --workers N          the nodes in N worker threads (1 to ${MAX_WORKERS})
+  --searches N         searches instead of 50: a longer search phase averages out where the
+                       heap's collections fall, which moves CPU per message between runs
   --timing "K=V ..."   keys added to the scenario's timing statement, e.g. "optimistic=no"
   --params "K=V ..."   a params statement for the scenario, e.g. "maxConnections=600"
   -h, --help           this text
@@ -89,6 +89,7 @@ const { values, positionals } = (() => {
         'heap-snapshot': { type: 'string' },
         'prof-phase': { type: 'string', default: 'search' },
         workers: { type: 'string' },
+        searches: { type: 'string', default: '50' },
         timing: { type: 'string', default: '' },
         params: { type: 'string', default: '' },
         help: { type: 'boolean', short: 'h' },
@@ -107,6 +108,9 @@ for (const [i, n] of SIZES.entries()) {
   if (!(Number.isInteger(n) && n >= 1))
     usageError(`size "${positionals[i]}": a whole number of nodes, 1 or more`);
 }
+const SEARCHES = Number(values.searches);
+if (!(Number.isInteger(SEARCHES) && SEARCHES >= 1 && SEARCHES <= 100_000))
+  usageError(`--searches "${values.searches}": a whole number from 1 to 100000`);
 const PHASE = values['prof-phase'];
 if (!['join', 'create', 'search'].includes(PHASE))
   usageError(`--prof-phase "${PHASE}": join, create or search`);
@@ -384,6 +388,7 @@ if (values.size !== undefined) {
   if (extra.some((x) => x !== '')) {
     console.log(`Scenario with: ${extra.filter((x) => x !== '').join('; ')}\n`);
   }
+  if (SEARCHES !== 50) console.log(`${SEARCHES} searches per size\n`);
   const rows: Row[] = [];
   const failed: string[] = [];
   for (const size of SIZES.length > 0 ? SIZES : [100, 500, 1000, 2000]) {
@@ -401,6 +406,8 @@ if (values.size !== undefined) {
         ...(values['heap-snapshot'] ? ['--heap-snapshot', values['heap-snapshot']] : []),
         '--prof-phase',
         PHASE,
+        '--searches',
+        String(SEARCHES),
         ...(WORKERS === undefined ? [] : ['--workers', String(WORKERS)]),
         ...(TIMING === '' ? [] : ['--timing', TIMING]),
         ...(PARAMS === '' ? [] : ['--params', PARAMS]),
