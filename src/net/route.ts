@@ -152,9 +152,10 @@ export class Router {
    * this node may have just become a replica, so the key's other replicas as its table has
    * them — its own neighbours, most often connected — are asked at once (a query with a probe,
    * the key alone, as many keys hold nothing; an AddressesDHT read as it is, an empty one being
-   * rare), and the first that holds something answers in its place. A community's entry is not
+   * rare), and the first that holds something answers in its place; if none of them answers at
+   * all, the read ends `unrouted`. A community's entry is not
    * checked against the other replicas' versions (a round trip more for every search): a
-   * replica that stores a new tombstone hands it on to them instead (`spread`).
+   * node that stores a new version or tombstone hands it on to them instead (`spread`).
    */
   async answer(from: PeerId, req: RoutedRequest): Promise<Response> {
     const self = this.#host.peerId;
@@ -166,14 +167,18 @@ export class Router {
     const others = this.#neighbours(dht, key, this.#opts.replicas, from);
     const ask: Request =
       req.t === 'query' ? { v: req.v, swarm: req.swarm, t: 'probe', key: req.key } : req;
+    let heard = 0;
     const first = await Promise.any(
       others.map(async (peer) => {
         const theirs = await this.#opts.send(peer, ask);
+        heard++;
         if (!holdsSomething(theirs)) throw new Error('holds nothing');
         return { peer, res: theirs };
       }),
     ).catch(() => undefined);
-    if (first === undefined) return mine;
+    // Nothing here, and no other replica answered at all: the requester looks the key up
+    // rather than take this node's word alone for it.
+    if (first === undefined) return heard > 0 ? mine : unrouted();
     try {
       const held = ask === req ? first.res : await this.#opts.send(first.peer, req);
       return { ...held, by: first.peer.toString() };
@@ -183,17 +188,22 @@ export class Router {
   }
 
   /**
-   * Hands a tombstone this node has just stored (`remove`, as received) on to the community's
-   * other replicas as its AddressesDHT table has them — twice the replicas, so a node that
-   * wrongly counts itself one, its table missing closer peers, is reached too. Only a node
-   * that is itself a replica by its table hands on, and each only once (a tombstone it held
-   * already is not stored anew), so the spread stays among the key's neighbours. In the
-   * background: the sender's answer does not wait.
+   * Hands a community's entry this node has just stored (`contacts-put` or a tombstone's
+   * `remove`, as received) on towards the key's replicas as routing tables have them, which is
+   * where routed reads end. The owner's lookup can end on a set of peers slightly off the one
+   * tables agree on (it stops once its closest answered; a node joined since); then reads
+   * routed to a replica by its table find nothing there. A node that is a replica by its
+   * table hands on to twice the replicas its table has closest, so a node that wrongly counts
+   * itself one, its table missing closer peers, is reached too; one that is none, to the
+   * replicas its table has (all closer to the key than itself), so the entry climbs to them.
+   * Each node hands a version on only once (one it held already is not stored anew), so the
+   * spread stays among the key's neighbours. In the background: the sender's answer does not
+   * wait.
    */
   spread(id: string, req: Request, from: PeerId): void {
     const key = communityAddressKey(id);
-    if (!this.holds('addresses', key)) return;
-    for (const peer of this.#neighbours('addresses', key, 2 * this.#opts.replicas, from))
+    const count = this.holds('addresses', key) ? 2 * this.#opts.replicas : this.#opts.replicas;
+    for (const peer of this.#neighbours('addresses', key, count, from))
       this.#opts.send(peer, req).catch(() => undefined);
   }
 

@@ -3,6 +3,7 @@ import { multiaddr } from '@multiformats/multiaddr';
 import { type IndexClient, RemoteError } from '../net/client.ts';
 import { closestPeers, type LookupStats, type LookupStop } from '../net/closest.ts';
 import {
+  holdsSomething,
   INDEX_PROTOCOL,
   type OkResponse,
   type Request,
@@ -137,8 +138,13 @@ export class Libp2pNetwork implements Network {
     const self = this.#libp2p.peerId;
     if (router.holds(dht, key)) {
       const res = await router.answer(self, req).catch(() => undefined);
-      if (res?.ok !== true) return { via: self };
-      return { via: self, answer: { peer: answeredBy(res) ?? self, res } };
+      if (res?.ok !== true || res.outcome === UNROUTED) return { via: self };
+      const by = answeredBy(res) ?? self;
+      // Nothing here nor at the replicas this node's table has: its claim to be one rests on
+      // that table alone, which right after a join lacks peers, and then the key's holders are
+      // none of those asked. The key is looked up; a searcher is a replica of few of its keys.
+      if (by.equals(self) && !holdsSomething(res)) return { via: self };
+      return { via: self, answer: { peer: by, res } };
     }
     const next = await router.next(key, (p) => this.unresponsive(p));
     if (next === undefined) return undefined;

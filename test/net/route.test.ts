@@ -8,6 +8,7 @@ import { sortByDistance } from '../../src/net/closest.ts';
 import { INDEX_PROTOCOL, type RouteRequest, WIRE_VERSION } from '../../src/net/codec.ts';
 import { Router, type RouterHost, UNROUTED } from '../../src/net/route.ts';
 import { ok } from '../../src/net/server.ts';
+import { Libp2pNetwork } from '../../src/node/libp2p-network.ts';
 
 const swarm = new Uint8Array(32).fill(7);
 const KEY = new Uint8Array([1, 2, 3]);
@@ -114,7 +115,7 @@ describe('the router', () => {
     expect(await none.handle(p2, route(3))).toMatchObject(unrouted);
   });
 
-  it("answers a community's entry at once, and asks the other replicas only for one it lacks", async () => {
+  it("answers a community's entry at once, asks the other replicas only for one it lacks, and ends unrouted if none answers", async () => {
     const all = sortByDistance(await Promise.all([1, 2, 3, 4].map(peer)), KEY);
     const [p0, p1, p2, p3] = all as [PeerId, PeerId, PeerId, PeerId];
     const rec = { p: new Uint8Array([1]), o: new Uint8Array([2]), s: new Uint8Array([3]) };
@@ -140,9 +141,15 @@ describe('the router', () => {
     expect(asked.map(String).sort()).toEqual([p1, p2].map(String).sort());
     // Nobody holds anything: its own empty answer.
     expect(await entryOf({}, () => ({}))).toMatchObject({ ok: true, by: p0.toString() });
+    // It holds nothing and no other replica answers at all: its word alone does not end the
+    // read, the requester looks the key up.
+    const silent = await entryOf({}, (to) => {
+      throw new Error(`${to} is gone`);
+    });
+    expect(silent).toEqual(ok({ outcome: UNROUTED }));
   });
 
-  it('hands a tombstone on to the replicas its table has, only where it is one itself', async () => {
+  it("hands a community's entry on to the replicas its table has, twice as many where it is one", async () => {
     const id = 'b'.repeat(64);
     const all = sortByDistance(
       await Promise.all([1, 2, 3, 4, 5, 6].map(peer)),
@@ -166,7 +173,42 @@ describe('the router', () => {
     // p1 is a replica of two by its table: it hands on to twice the replicas its table has
     // closest, not back to its sender.
     expect(spreadBy(p1, [p0, p2, p3, p4, p5], p2)).toEqual([p0, p3, p4]);
-    // p4 is none: it hands nothing on.
-    expect(spreadBy(p4, [p0, p1, p2, p3], p2)).toEqual([]);
+    // p4 is none: it hands on to the replicas its table has, closer to the key than itself.
+    expect(spreadBy(p4, [p0, p1, p2, p3], p2)).toEqual([p0, p1]);
+    expect(spreadBy(p4, [p0, p1, p2, p3], p0)).toEqual([p1]);
+    // A table that knows nobody: nothing to hand on to.
+    expect(spreadBy(p4, [], p2)).toEqual([]);
+  });
+  it("sends a searcher's own read of a key it holds nothing of to a lookup, unless a replica its table has holds something", async () => {
+    const all = sortByDistance(await Promise.all([1, 2, 3, 4].map(peer)), KEY);
+    const [p0, p1, p2, p3] = all as [PeerId, PeerId, PeerId, PeerId];
+    const query = route(0).req;
+    const routedBy = async (theirs: (to: PeerId) => object) => {
+      // p0 is the key's closest by its table: it answers its own read, and holds nothing.
+      const router = new Router(host(p0, [p1, p2, p3], [p1, p2, p3]), {
+        replicas: 3,
+        maxHops: 4,
+        send: async (to) => ({ ...ok(), ...theirs(to) }) as never,
+        answer: async () => ok({ sums: [] }),
+      });
+      const net = new Libp2pNetwork({ peerId: p0 } as never, {} as never, {} as never, {
+        lookupTimeoutMs: 1000,
+        router,
+      });
+      return net.route(query);
+    };
+    // Its neighbours hold nothing either: no answer, the search looks the key up.
+    expect(await routedBy(() => ({ held: 0 }))).toEqual({ via: p0 });
+    // Nobody answers: the same.
+    expect(
+      await routedBy(() => {
+        throw new Error('gone');
+      }),
+    ).toEqual({ via: p0 });
+    // One of them holds something: its answer, named as its.
+    const sums = [{ id: new Uint8Array(32), v: 1, sim: 0.5 }];
+    const held = await routedBy((to) => (to.equals(p2) ? { held: 1, sums } : { held: 0 }));
+    expect(held?.answer?.peer.toString()).toBe(p2.toString());
+    expect(held?.answer?.res.sums).toEqual(sums);
   });
 });

@@ -13,7 +13,7 @@ export class ContactsPutHandler implements Handler<'contacts-put'> {
     this.#c = c;
   }
 
-  async handle(_from: PeerId, req: Extract<Request, { t: 'contacts-put' }>): Promise<Response> {
+  async handle(from: PeerId, req: Extract<Request, { t: 'contacts-put' }>): Promise<Response> {
     const rec = await openRecord(blobFromWire(req.rec), this.#c.profileLimits);
     if (rec.kind !== 'contacts')
       throw new RecordError(`contacts-put needs a contact list, got a ${rec.kind}`);
@@ -29,6 +29,9 @@ export class ContactsPutHandler implements Handler<'contacts-put'> {
     }
     const outcome = this.#c.table.putContacts(rec, desc, this.#c.now());
     await this.#c.persist();
+    // A version new here goes on towards the key's replicas as tables have them
+    // (src/net/route.ts): where routed reads end.
+    if (outcome === 'stored') this.#c.router?.spread(rec.id, req, from);
     return ok({ outcome });
   }
 }

@@ -22,7 +22,8 @@ export class RemoveHandler implements Handler<'remove'> {
     else if (rec.kind === 'tombstone') outcome = this.#c.table.putTombstone(rec, this.#c.now());
     else throw new RecordError(`remove needs a removal or a tombstone, got a ${rec.kind}`);
     await this.#c.persist();
-    // A tombstone new here goes on to the community's other replicas (src/net/route.ts).
+    // A tombstone new here goes on towards the key's replicas as tables have them
+    // (src/net/route.ts).
     if (rec.kind === 'tombstone' && outcome === 'stored') this.#c.router?.spread(rec.id, req, from);
     return ok({ outcome });
   }
