@@ -153,9 +153,9 @@ export class Router {
    * them — its own neighbours, most often connected — are asked at once (a query with a probe,
    * the key alone, as many keys hold nothing; an AddressesDHT read as it is, an empty one being
    * rare), and the first that holds something answers in its place; if none of them answers at
-   * all, the read ends `unrouted`. A community's entry is not
-   * checked against the other replicas' versions (a round trip more for every search): a
-   * node that stores a new version or tombstone hands it on to them instead (`spread`).
+   * all, the read ends `unrouted`. A community's entry is not checked against the other
+   * replicas' versions (a round trip more for every search): a node that stores a new version
+   * or tombstone hands it on to them instead (`spread`).
    */
   async answer(from: PeerId, req: RoutedRequest): Promise<Response> {
     const self = this.#host.peerId;

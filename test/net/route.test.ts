@@ -179,6 +179,7 @@ describe('the router', () => {
     // A table that knows nobody: nothing to hand on to.
     expect(spreadBy(p4, [], p2)).toEqual([]);
   });
+
   it("sends a searcher's own read of a key it holds nothing of to a lookup, unless a replica its table has holds something", async () => {
     const all = sortByDistance(await Promise.all([1, 2, 3, 4].map(peer)), KEY);
     const [p0, p1, p2, p3] = all as [PeerId, PeerId, PeerId, PeerId];
