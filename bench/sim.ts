@@ -8,7 +8,9 @@
  * census (the main thread's alone) are left out. --timing adds keys to the scenario's timing
  * statement (scenarios/README.md), to compare a setting on and off.
  * BENCH_HEAP_MB sets the child's V8 heap limit (default 12288); BENCH_NODE_FLAGS adds Node/V8
- * flags to the children (e.g. GC settings to compare); BENCH_PROGRESS=1 logs progress.
+ * flags to the children (e.g. GC settings to compare); BENCH_V8_HEAP_DEFAULTS=1 keeps V8's rule
+ * for when buffers start a full collection (`cidx sim --v8-heap-defaults`); BENCH_PROGRESS=1
+ * logs progress.
  *
  * Besides peak RSS it reports the live heap right after the join (after a full GC): what the
  * nodes themselves hold, without the garbage a generous heap limit lets pile up between GCs.
@@ -69,7 +71,9 @@ Options:
   -h, --help           this text
 
 Environment: BENCH_HEAP_MB (the child's V8 heap limit, default 12288), BENCH_NODE_FLAGS (more
-Node/V8 flags for the children), BENCH_PROGRESS=1 (progress on stderr).
+Node/V8 flags for the children), BENCH_V8_HEAP_DEFAULTS=1 (V8's rule that every 64 MiB of
+buffers starts a full collection, as \`cidx sim --v8-heap-defaults\`), BENCH_PROGRESS=1 (progress
+on stderr).
 Read a profile with: node bench/cpu-profile.ts FILE
 `;
 
@@ -214,6 +218,7 @@ at +0s search users exact concurrency=4
       ? {}
       : { swarm: { name: 'workers', can: CAPABILITIES.workers, create: shardedSwarm(WORKERS) } }),
     progress: process.env.BENCH_PROGRESS === '1',
+    v8HeapDefaults: process.env.BENCH_V8_HEAP_DEFAULTS === '1',
     aroundCommand: async (command, run, anySwarm) => {
       const swarm = () => {
         const s = anySwarm();
@@ -389,6 +394,9 @@ if (values.size !== undefined) {
     console.log(`Scenario with: ${extra.filter((x) => x !== '').join('; ')}\n`);
   }
   if (SEARCHES !== 50) console.log(`${SEARCHES} searches per size\n`);
+  if (process.env.BENCH_V8_HEAP_DEFAULTS === '1') {
+    console.log("V8's own rule for when buffers' memory starts a full collection\n");
+  }
   const rows: Row[] = [];
   const failed: string[] = [];
   for (const size of SIZES.length > 0 ? SIZES : [100, 500, 1000, 2000]) {

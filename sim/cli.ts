@@ -20,6 +20,8 @@ export interface SimOptions {
   progress?: boolean;
   /** Keep stack traces on errors while the scenario runs (RunOptions.stackTraces). */
   stackTraces?: boolean;
+  /** Keep V8's rule for when buffers' memory starts a full collection (RunOptions.v8HeapDefaults). */
+  v8HeapDefaults?: boolean;
   /** The in-process nodes spread over this many worker threads (0: one per core). */
   workers?: number;
   /** Every node its own `cidx node` process on 127.0.0.1. */
@@ -61,6 +63,7 @@ export async function runSimulation(file: string, o: SimOptions = {}): Promise<n
       signal: stop.signal,
       progress: o.progress ?? true,
       stackTraces: o.stackTraces === true,
+      v8HeapDefaults: o.v8HeapDefaults === true,
       seed: o.seed,
       onReport: async (r) => {
         await writeReports(r, out);

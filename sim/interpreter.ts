@@ -18,6 +18,7 @@ import { entriesOf, setPath } from '../src/settings/tree.ts';
 import { commandSpec } from './commands/registry.ts';
 import type { NodeSettingsInUse, RunContext } from './context.ts';
 import { type DatasetEntry, type DatasetSource, loadDataset } from './datasets.ts';
+import { scaleHeapLimitWithBuffers } from './heap-limit.ts';
 import { type Parsed, ScenarioError, type Selector, type Statement } from './language.ts';
 import { RssSampler } from './memory.ts';
 import { OpBook } from './metrics.ts';
@@ -46,6 +47,11 @@ export interface RunOptions {
    * in a simulation reads them.
    */
   stackTraces?: boolean;
+  /**
+   * Keep V8's own rule for when buffers' memory starts a full collection (default: off while
+   * the scenario runs, sim/heap-limit.ts): to compare, or where memory is scarcer than CPU.
+   */
+  v8HeapDefaults?: boolean;
   /**
    * Called around every `at` command, e.g. to profile only the searches; `swarm` gives the
    * swarm (once the first join made it), for benches that read its meter or its nodes.
@@ -80,6 +86,7 @@ export async function runScenario(statements: Statement[], opts: RunOptions): Pr
   const run = new Run(opts);
   const stackTraceLimit = Error.stackTraceLimit;
   if (opts.stackTraces !== true) Error.stackTraceLimit = 0;
+  const restoreHeapLimit = opts.v8HeapDefaults === true ? () => {} : scaleHeapLimitWithBuffers();
   try {
     try {
       await run.execute(statements);
@@ -95,6 +102,7 @@ export async function runScenario(statements: Statement[], opts: RunOptions): Pr
     await run.settleLater();
     await run.swarm?.stop();
     Error.stackTraceLimit = stackTraceLimit;
+    restoreHeapLimit();
   }
 }
 

@@ -7,6 +7,7 @@ interface SimFlags {
   seed?: number;
   progress: boolean;
   stackTraces?: boolean;
+  v8HeapDefaults?: boolean;
   workers?: number;
   processes?: boolean;
   netns?: boolean;
@@ -31,6 +32,10 @@ export function registerSimCommand(program: Command): void {
     .option(
       '--stack-traces',
       'keep stack traces on errors while the scenario runs (off by default: capturing them costs a fifth of the CPU)',
+    )
+    .option(
+      '--v8-heap-defaults',
+      "keep V8's rule that every 64 MiB of buffers starts a full collection, whatever the heap's size (off by default: with many nodes in one process it makes a message's CPU grow with the swarm; docs/BENCHMARKS.md)",
     )
     .option(
       '--workers <n>',
@@ -89,6 +94,7 @@ Examples:
       const code = await runSimulation(file, {
         progress: o.progress,
         stackTraces: o.stackTraces === true,
+        v8HeapDefaults: o.v8HeapDefaults === true,
         ...(o.workers === undefined ? {} : { workers: o.workers }),
         processes: o.processes === true,
         netns: o.netns === true,
