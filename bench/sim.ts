@@ -133,6 +133,8 @@ if (
 ) {
   usageError(`--workers: an integer from 1 to ${MAX_WORKERS}`);
 }
+/** V8's own rule for when buffers start a full collection (RunOptions.v8HeapDefaults). */
+const V8_HEAP_DEFAULTS = process.env.BENCH_V8_HEAP_DEFAULTS === '1';
 
 interface Phase {
   cpuMs: number;
@@ -218,7 +220,7 @@ at +0s search users exact concurrency=4
       ? {}
       : { swarm: { name: 'workers', can: CAPABILITIES.workers, create: shardedSwarm(WORKERS) } }),
     progress: process.env.BENCH_PROGRESS === '1',
-    v8HeapDefaults: process.env.BENCH_V8_HEAP_DEFAULTS === '1',
+    v8HeapDefaults: V8_HEAP_DEFAULTS,
     aroundCommand: async (command, run, anySwarm) => {
       const swarm = () => {
         const s = anySwarm();
@@ -394,9 +396,8 @@ if (values.size !== undefined) {
     console.log(`Scenario with: ${extra.filter((x) => x !== '').join('; ')}\n`);
   }
   if (SEARCHES !== 50) console.log(`${SEARCHES} searches per size\n`);
-  if (process.env.BENCH_V8_HEAP_DEFAULTS === '1') {
+  if (V8_HEAP_DEFAULTS)
     console.log("V8's own rule for when buffers' memory starts a full collection\n");
-  }
   const rows: Row[] = [];
   const failed: string[] = [];
   for (const size of SIZES.length > 0 ? SIZES : [100, 500, 1000, 2000]) {
