@@ -16,6 +16,13 @@
  * - the closest-peer tagger's round, `updatePeerTags`, replaced by one that costs nothing while
  *   the closest peers stay the same (closest-tagging.ts). Without it kad-dht's own round runs:
  *   CPU, not correctness.
+ * - the routing-table refresh's interval, which kad-dht's options do not expose either: every
+ *   5 minutes each DHT of each node looks up a random id for every bucket depth it has (about
+ *   log2 N lookups, most of them to peers it is not connected to). Simulations make it as rare
+ *   as their self-queries: the refreshes of thousands of nodes in one process, each from the
+ *   5th minute of its life on, filled a 2000-node run's searches with dials
+ *   (docs/BENCHMARKS.md). Without it the refresh runs at kad-dht's default: CPU, not
+ *   correctness.
  *
  * `kadInternalsMissing` names what is gone, for a node to warn about at start; a test asserts
  * that all are there on a real kad-dht instance, so an upgrade that renames them fails it.
@@ -26,6 +33,9 @@ import { freshPingsReachable } from './fresh-contacts.ts';
 
 /** The tagger interval simulations use instead of kad-dht's 5 s. */
 export const SIMULATION_TAGGING_MS = 120_000;
+
+/** The interval of kad-dht's background lookups (self-queries, table refreshes) in simulations. */
+export const SIMULATION_QUERY_INTERVAL_MS = 3_600_000;
 
 /** The number of peers in the DHT's routing table; undefined if kad-dht no longer exposes it. */
 export function routingTableSize(dht: KadDHT): number | undefined {
@@ -55,6 +65,23 @@ export function slowClosestPeerTagging(dht: KadDHT): boolean {
   return true;
 }
 
+function tableRefresh(dht: KadDHT): { refreshInterval?: unknown } | undefined {
+  return (dht as unknown as { routingTableRefresh?: { refreshInterval?: unknown } })
+    .routingTableRefresh;
+}
+
+/**
+ * Makes a DHT's routing-table refresh as rare as a simulation's self-queries (kad-dht reads
+ * the interval each time it schedules the next round, after the one it runs at start); false if
+ * the refresh is not where kad-dht 16 keeps it, in which case nothing changes.
+ */
+export function slowRoutingTableRefresh(dht: KadDHT): boolean {
+  const refresh = tableRefresh(dht);
+  if (refresh === undefined || typeof refresh.refreshInterval !== 'number') return false;
+  refresh.refreshInterval = SIMULATION_QUERY_INTERVAL_MS;
+  return true;
+}
+
 /** What of kad-dht's insides is missing from these DHTs, one line each (empty: all there). */
 export function kadInternalsMissing(
   dhts: Record<string, KadDHT>,
@@ -77,6 +104,10 @@ export function kadInternalsMissing(
     if (opts.simulation && closestPeerTagger(dht)?.refreshInterval !== SIMULATION_TAGGING_MS)
       out.push(
         `${name} DHT: kad-dht's closest-peer tagger was not found; it runs at its default interval`,
+      );
+    if (opts.simulation && tableRefresh(dht)?.refreshInterval !== SIMULATION_QUERY_INTERVAL_MS)
+      out.push(
+        `${name} DHT: kad-dht's routing-table refresh was not found; it runs every 5 minutes`,
       );
   }
   return out;

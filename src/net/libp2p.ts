@@ -30,7 +30,11 @@ import { INDEX_PROTOCOL } from './codec.ts';
 import { lighterConnectionManager } from './connection-manager.ts';
 import { answerFreshPings, FreshContacts } from './fresh-contacts.ts';
 import { fastClosestPeers } from './kad-closest.ts';
-import { slowClosestPeerTagging } from './kad-internals.ts';
+import {
+  SIMULATION_QUERY_INTERVAL_MS,
+  slowClosestPeerTagging,
+  slowRoutingTableRefresh,
+} from './kad-internals.ts';
 import { LazyUpgrade } from './lazy-upgrade.ts';
 import { guardMuxer } from './muxer-guard.ts';
 import { optimisticSelect } from './optimistic-select.ts';
@@ -214,7 +218,9 @@ export function silentLogger(): ComponentLogger {
 }
 
 function dhtExtra(o: HostOptions): Partial<KadDHTInit> {
-  const interval = o.dht?.querySelfInterval ?? (o.simulation ? 3_600_000 : QUERY_SELF_INTERVAL_MS);
+  const interval =
+    o.dht?.querySelfInterval ??
+    (o.simulation ? SIMULATION_QUERY_INTERVAL_MS : QUERY_SELF_INTERVAL_MS);
   return {
     querySelfInterval: interval,
     // kad-dht looks its own id up one second after it starts, on each DHT; the join does that
@@ -378,9 +384,12 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   cheapClosestPeerTagging(host.services.profiles);
   cheapClosestPeerTagging(host.services.addresses);
   if (o.simulation) {
-    // Checked at start (kadInternalsMissing): a node warns if the tagger was not found.
+    // Checked at start (kadInternalsMissing): a node warns if the tagger or the refresh was not
+    // found.
     slowClosestPeerTagging(host.services.profiles);
     slowClosestPeerTagging(host.services.addresses);
+    slowRoutingTableRefresh(host.services.profiles);
+    slowRoutingTableRefresh(host.services.addresses);
     // The same answers as kad-dht's scan of the whole table, for a few buckets' work: in one
     // process every node's FIND_NODE answers add up (src/net/kad-closest.ts).
     fastClosestPeers(host.services.profiles);

@@ -4,14 +4,16 @@ import {
   kadInternalsMissing,
   routingTablePeers,
   routingTableSize,
+  SIMULATION_QUERY_INTERVAL_MS,
   SIMULATION_TAGGING_MS,
   slowClosestPeerTagging,
+  slowRoutingTableRefresh,
 } from '../../src/net/kad-internals.ts';
 import { memoryHosts } from '../support/memory-hosts.ts';
 
 /**
- * cidx reaches four things kad-dht keeps inside: its routing table's size, its closest-peer
- * tagger's interval and round, and its routing table's pings. An upgrade that moves any of them
+ * cidx reaches five things kad-dht keeps inside: its routing table's size, its closest-peer
+ * tagger's interval and round, its routing table's pings and its table refresh's interval. An upgrade that moves any of them
  * must fail here, not slow nodes down silently.
  */
 describe("kad-dht's insides", () => {
@@ -20,6 +22,9 @@ describe("kad-dht's insides", () => {
   const tagger = (dht: KadDHT) =>
     (dht as unknown as { routingTable: { closestPeerTagger: { refreshInterval: unknown } } })
       .routingTable.closestPeerTagger.refreshInterval;
+  const refresh = (dht: KadDHT) =>
+    (dht as unknown as { routingTableRefresh: { refreshInterval: unknown } }).routingTableRefresh
+      .refreshInterval;
 
   it('are where kad-dht 16 keeps them, on a real instance, before and after start', async () => {
     const h = await host(true);
@@ -28,17 +33,22 @@ describe("kad-dht's insides", () => {
     expect(routingTablePeers(dhts.profiles)).toEqual([]);
     expect(tagger(dhts.profiles)).toBe(SIMULATION_TAGGING_MS);
     expect(tagger(dhts.addresses)).toBe(SIMULATION_TAGGING_MS);
+    expect(refresh(dhts.profiles)).toBe(SIMULATION_QUERY_INTERVAL_MS);
+    expect(refresh(dhts.addresses)).toBe(SIMULATION_QUERY_INTERVAL_MS);
     expect(kadInternalsMissing(dhts, { simulation: true })).toEqual([]);
     await h.start();
     expect(routingTableSize(dhts.addresses)).toBe(0);
     expect(kadInternalsMissing(dhts, { simulation: true })).toEqual([]);
   });
 
-  it('a node that is not simulated keeps kad-dht’s own tagging interval', async () => {
+  it('a node that is not simulated keeps kad-dht’s own tagging and refresh intervals', async () => {
     const h = await host(false);
     const interval = tagger(h.services.profiles);
     expect(typeof interval).toBe('number');
     expect(interval).not.toBe(SIMULATION_TAGGING_MS);
+    // kad-dht's TABLE_REFRESH_INTERVAL, not exported.
+    expect(refresh(h.services.profiles)).toBe(5 * 60_000);
+    expect(refresh(h.services.addresses)).toBe(5 * 60_000);
     expect(kadInternalsMissing({ profiles: h.services.profiles }, { simulation: false })).toEqual(
       [],
     );
@@ -48,12 +58,14 @@ describe("kad-dht's insides", () => {
     const bare = {} as KadDHT;
     expect(routingTableSize(bare)).toBeUndefined();
     expect(slowClosestPeerTagging(bare)).toBe(false);
+    expect(slowRoutingTableRefresh(bare)).toBe(false);
     const missing = kadInternalsMissing({ profiles: bare }, { simulation: true });
-    expect(missing).toHaveLength(4);
+    expect(missing).toHaveLength(5);
     expect(missing[0]).toMatch(/profiles DHT: .*routingTable\.size/);
     expect(missing[1]).toMatch(/profiles DHT: .*routing-table pings/);
     expect(missing[2]).toMatch(/profiles DHT: .*tagging round/);
     expect(missing[3]).toMatch(/profiles DHT: .*tagger was not found/);
+    expect(missing[4]).toMatch(/profiles DHT: .*routing-table refresh was not found/);
     expect(kadInternalsMissing({ profiles: bare }, { simulation: false })).toHaveLength(3);
   });
 });
