@@ -161,6 +161,8 @@ interface Row {
   top1: number;
   lookupHops: number;
   messagesPerSearch: number;
+  /** Keys per search answered by a route over open connections, not a lookup (of 20). */
+  keysRouted: number;
   /** Messages per search by protocol (cidx, the two DHTs, identify, ping). */
   searchMessagesBy: Record<string, number>;
   phases: Record<string, Phase>;
@@ -301,6 +303,7 @@ at +0s search users exact concurrency=4
     top1: m['search.top1_agreement'] ?? Number.NaN,
     lookupHops: m['lookup.hops'] ?? Number.NaN,
     messagesPerSearch: m['messages.per_search'] ?? Number.NaN,
+    keysRouted: m['search.keys_routed'] ?? Number.NaN,
     searchMessagesBy: Object.fromEntries(
       Object.entries(m)
         .filter(([k]) => k.startsWith('messages.per_search.'))
@@ -321,14 +324,14 @@ const fixed = (x: number | undefined, d: number) =>
 
 function printTables(rows: Row[]): void {
   console.log(
-    '| nodes | peak RSS (MiB) | live heap after join (MiB) | live heap / node (KiB) | join (s) | 50 creates (s) | searches / s | top-1 agreement | lookup hops | messages / search | CPU ms / message, creates | CPU ms / message, searches | × the smallest size |',
+    '| nodes | peak RSS (MiB) | live heap after join (MiB) | live heap / node (KiB) | join (s) | 50 creates (s) | searches / s | top-1 agreement | lookup hops | messages / search | keys routed / search | CPU ms / message, creates | CPU ms / message, searches | × the smallest size |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   const base = perMessage(rows[0]?.phases.search);
   for (const x of rows) {
     const s = perMessage(x.phases.search);
     console.log(
-      `| ${x.nodes}${x.workers === undefined ? '' : ` (${x.workers} workers)`} | ${x.peakRssMb} | ${fixed(x.liveHeapMb, 0)} | ${fixed((x.liveHeapMb * 1024) / x.nodes, 0)} | ${fixed(x.joinS, 0)} | ${fixed(x.createS, 0)} | ${fixed(x.searchesPerS, 2)} | ${fixed(x.top1, 3)} | ${fixed(x.lookupHops, 2)} | ${fixed(x.messagesPerSearch, 0)} | ${fixed(perMessage(x.phases.create), 2)} | ${fixed(s, 2)} | ${fixed(s / base, 2)} |`,
+      `| ${x.nodes}${x.workers === undefined ? '' : ` (${x.workers} workers)`} | ${x.peakRssMb} | ${fixed(x.liveHeapMb, 0)} | ${fixed((x.liveHeapMb * 1024) / x.nodes, 0)} | ${fixed(x.joinS, 0)} | ${fixed(x.createS, 0)} | ${fixed(x.searchesPerS, 2)} | ${fixed(x.top1, 3)} | ${fixed(x.lookupHops, 2)} | ${fixed(x.messagesPerSearch, 0)} | ${fixed(x.keysRouted, 1)} | ${fixed(perMessage(x.phases.create), 2)} | ${fixed(s, 2)} | ${fixed(s / base, 2)} |`,
     );
   }
   console.log('');
