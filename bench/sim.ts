@@ -2,7 +2,7 @@
  * npm run bench:sim — how far the in-process simulator scales: for each swarm size, a fresh
  * process joins the nodes, creates and searches, and reports RSS, time to join and searches per
  * second. Usage: npm run bench:sim [-- 100 500 1000 2000] [--cpu-prof DIR] [--alloc-prof DIR]
- * [--heap-snapshot DIR] [--prof-phase join|create|search] [--workers N] [--searches N] [--timing "optimistic=no"] [--params "maxConnections=600"] [--help]. One size per child process, so each RSS is that
+ * [--heap-snapshot DIR] [--prof-phase join|create|search] [--workers N] [--searches N | --searches-per-node N] [--timing "optimistic=no"] [--params "maxConnections=600"] [--help]. One size per child process, so each RSS is that
  * size's alone. --workers runs the nodes in N worker threads (`cidx sim --workers`): CPU is then
  * every thread's, the live heap every thread's summed, and the GC figures and the per-node
  * census (the main thread's alone) are left out. --timing adds keys to the scenario's timing
@@ -66,6 +66,10 @@ Options:
   --workers N          the nodes in N worker threads (1 to ${MAX_WORKERS})
   --searches N         searches instead of 50: a longer search phase averages out where the
                        heap's collections fall, which moves CPU per message between runs
+  --searches-per-node N
+                       N searches per node at every size, instead of one count for all: each
+                       node's first search opens connections its later ones reuse, so with one
+                       count a small swarm's nodes search more often than a large one's
   --timing "K=V ..."   keys added to the scenario's timing statement, e.g. "optimistic=no"
   --params "K=V ..."   a params statement for the scenario, e.g. "maxConnections=600"
   -h, --help           this text
@@ -93,7 +97,8 @@ const { values, positionals } = (() => {
         'heap-snapshot': { type: 'string' },
         'prof-phase': { type: 'string', default: 'search' },
         workers: { type: 'string' },
-        searches: { type: 'string', default: '50' },
+        searches: { type: 'string' },
+        'searches-per-node': { type: 'string' },
         timing: { type: 'string', default: '' },
         params: { type: 'string', default: '' },
         help: { type: 'boolean', short: 'h' },
@@ -112,9 +117,17 @@ for (const [i, n] of SIZES.entries()) {
   if (!(Number.isInteger(n) && n >= 1))
     usageError(`size "${positionals[i]}": a whole number of nodes, 1 or more`);
 }
-const SEARCHES = Number(values.searches);
+if (values.searches !== undefined && values['searches-per-node'] !== undefined)
+  usageError('--searches and --searches-per-node: one or the other');
+const SEARCHES = Number(values.searches ?? 50);
 if (!(Number.isInteger(SEARCHES) && SEARCHES >= 1 && SEARCHES <= 100_000))
   usageError(`--searches "${values.searches}": a whole number from 1 to 100000`);
+const PER_NODE =
+  values['searches-per-node'] === undefined ? undefined : Number(values['searches-per-node']);
+if (PER_NODE !== undefined && !(Number.isInteger(PER_NODE) && PER_NODE >= 1 && PER_NODE <= 100))
+  usageError(`--searches-per-node "${values['searches-per-node']}": a whole number from 1 to 100`);
+/** The searches a size makes. */
+const searchesAt = (size: number) => (PER_NODE === undefined ? SEARCHES : PER_NODE * size);
 const PHASE = values['prof-phase'];
 if (!['join', 'create', 'search'].includes(PHASE))
   usageError(`--prof-phase "${PHASE}": join, create or search`);
@@ -151,6 +164,8 @@ interface Phase {
 
 interface Row {
   nodes: number;
+  /** Searches made (and scored). */
+  searches: number;
   /** Worker threads the nodes ran in (absent: all in the main thread, memory transport). */
   workers?: number;
   peakRssMb: number;
@@ -203,7 +218,7 @@ index lsh n=20 m=1 seed=bench
 timing republish=1h ttl=3h tombstone=6h lookup=60s request=30s ${TIMING}
 ${PARAMS === '' ? '' : `params ${PARAMS}`}
 dataset communities synthetic count=50 size=40 topics=7
-dataset users perturb communities count=${SEARCHES} keep=0.7
+dataset users perturb communities count=${searchesAt(size)} keep=0.7
 at 0s join ${size}
 at +0s create communities
 at +0s search users exact concurrency=4
@@ -294,12 +309,13 @@ at +0s search users exact concurrency=4
   const create = report.timeline.find((t) => t.command.includes('create'));
   const row: Row = {
     nodes: m['nodes.alive'] ?? 0,
+    searches: searchesAt(size),
     ...(WORKERS === undefined ? {} : { workers: WORKERS }),
     peakRssMb: m['memory.peak_rss_mb'] ?? 0,
     liveHeapMb,
     joinS: (m['time.join_ms'] ?? 0) / 1000,
     createS: (create?.durationMs ?? 0) / 1000,
-    searchesPerS: search ? SEARCHES / (search.durationMs / 1000) : 0,
+    searchesPerS: search ? searchesAt(size) / (search.durationMs / 1000) : 0,
     top1: m['search.top1_agreement'] ?? Number.NaN,
     lookupHops: m['lookup.hops'] ?? Number.NaN,
     messagesPerSearch: m['messages.per_search'] ?? Number.NaN,
@@ -349,7 +365,7 @@ function printTables(rows: Row[]): void {
     const offMain =
       s && x.workers === undefined ? (100 * (s.cpuMs - s.mainCpuMs)) / s.cpuMs : Number.NaN;
     console.log(
-      `| ${x.nodes} | ${fixed((j?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((c?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((s?.cpuMs ?? Number.NaN) / 1000, 0)} | ${c?.messages ?? '–'} / ${s?.messages ?? '–'} | ${by} | ${fixed(s ? s.opened / SEARCHES : Number.NaN, 1)} / ${fixed(s ? s.closed / SEARCHES : Number.NaN, 1)} | ${fixed(offMain, 0)}% | ${fixed(gcs?.ms, 0)} | ${gcs?.minor ?? '–'} / ${gcs?.major ?? '–'} | ${fixed(x.afterJoin?.connections, 0)} (${x.afterJoin?.connectionsMax ?? '–'}) | ${fixed(x.afterSearch?.connections, 0)} (${x.afterSearch?.connectionsMax ?? '–'}) | ${fixed(x.afterJoin?.peerStore, 0)} (${x.afterJoin?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.peerStore, 0)} (${x.afterSearch?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.routingTable, 1)} |`,
+      `| ${x.nodes} | ${fixed((j?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((c?.cpuMs ?? Number.NaN) / 1000, 0)} / ${fixed((s?.cpuMs ?? Number.NaN) / 1000, 0)} | ${c?.messages ?? '–'} / ${s?.messages ?? '–'} | ${by} | ${fixed(s ? s.opened / x.searches : Number.NaN, 1)} / ${fixed(s ? s.closed / x.searches : Number.NaN, 1)} | ${fixed(offMain, 0)}% | ${fixed(gcs?.ms, 0)} | ${gcs?.minor ?? '–'} / ${gcs?.major ?? '–'} | ${fixed(x.afterJoin?.connections, 0)} (${x.afterJoin?.connectionsMax ?? '–'}) | ${fixed(x.afterSearch?.connections, 0)} (${x.afterSearch?.connectionsMax ?? '–'}) | ${fixed(x.afterJoin?.peerStore, 0)} (${x.afterJoin?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.peerStore, 0)} (${x.afterSearch?.peerStoreMax ?? '–'}) | ${fixed(x.afterSearch?.routingTable, 1)} |`,
     );
   }
 }
@@ -371,7 +387,7 @@ function printEvents(rows: Row[]): void {
   for (const x of rows) {
     const ev = x.phases.search?.events ?? {};
     console.log(
-      `| ${x.nodes} | ${keys.map((k) => fixed((ev[k] ?? 0) / SEARCHES, 1)).join(' | ')} |`,
+      `| ${x.nodes} | ${keys.map((k) => fixed((ev[k] ?? 0) / x.searches, 1)).join(' | ')} |`,
     );
   }
 }
@@ -398,7 +414,8 @@ if (values.size !== undefined) {
   if (extra.some((x) => x !== '')) {
     console.log(`Scenario with: ${extra.filter((x) => x !== '').join('; ')}\n`);
   }
-  if (SEARCHES !== 50) console.log(`${SEARCHES} searches per size\n`);
+  if (PER_NODE !== undefined) console.log(`${PER_NODE} searches per node\n`);
+  else if (SEARCHES !== 50) console.log(`${SEARCHES} searches per size\n`);
   if (V8_HEAP_DEFAULTS)
     console.log("V8's own rule for when buffers' memory starts a full collection\n");
   const rows: Row[] = [];
@@ -419,7 +436,7 @@ if (values.size !== undefined) {
         '--prof-phase',
         PHASE,
         '--searches',
-        String(SEARCHES),
+        String(searchesAt(size)),
         ...(WORKERS === undefined ? [] : ['--workers', String(WORKERS)]),
         ...(TIMING === '' ? [] : ['--timing', TIMING]),
         ...(PARAMS === '' ? [] : ['--params', PARAMS]),
