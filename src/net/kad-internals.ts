@@ -20,7 +20,7 @@
  *   5 minutes each DHT of each node looks up a random id for every bucket depth it has (about
  *   log2 N lookups, most of them to peers it is not connected to). Simulations make it as rare
  *   as their self-queries: the refreshes of thousands of nodes in one process, each from the
- *   5th minute of its life on, filled a 2000-node run's searches with dials
+ *   5th minute of its life on, fell in the searches of every run that lasts that long
  *   (docs/BENCHMARKS.md). Without it the refresh runs at kad-dht's default: CPU, not
  *   correctness.
  *
