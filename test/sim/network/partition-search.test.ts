@@ -8,9 +8,9 @@ import { stopAll, waitFor } from '../../support/swarm.ts';
 import { cidxNode } from './hosts.ts';
 
 /**
- * A partition of half the nodes, on real nodes over the network model: a community all of
- * whose records are held on the other side of the cut cannot be found; after the heal and one
- * republish round it is found again.
+ * A partition of half the nodes (more if the records' holders are more), on real nodes over
+ * the network model: a community all of whose records are held on the other side of the cut
+ * cannot be found; after the heal and one republish round it is found again.
  */
 describe('searching across a partition (12 nodes, half cut off)', () => {
   const NODES = 12;
@@ -40,9 +40,14 @@ describe('searching across a partition (12 nodes, half cut off)', () => {
       n.table.contacts(id, now).contacts !== undefined;
     const holders = nodes.filter(holds);
     expect(holders.length).toBeGreaterThan(1);
-    expect(holders.length).toBeLessThanOrEqual(NODES / 2);
-    // The holders and enough others make one half; the askers are all in the other.
-    const side = [...holders, ...nodes.filter((n) => !holds(n))].slice(0, NODES / 2);
+    // The owner, the key's replicas and the replicas its contacts were handed on to: 7 of 12
+    // in about one run in six, so the cut side is the holders, filled up to half; the askers are
+    // all on the other side.
+    expect(holders.length).toBeLessThanOrEqual(NODES - 3);
+    const side = [...holders, ...nodes.filter((n) => !holds(n))].slice(
+      0,
+      Math.max(NODES / 2, holders.length),
+    );
     const others = nodes.filter((n) => !side.includes(n));
     const name = (n: CidxNode) => `n${nodes.indexOf(n)}`;
     const asker = others[0] as CidxNode;
