@@ -17,12 +17,12 @@ import { startSwarm, stopAll, WAIT_MS, waitFor } from '../support/swarm.ts';
  * ends on peers off the set routing tables agree on — climbs, hand-on by hand-on, to the key's
  * replicas, which is where a read routed over open connections ends (src/net/route.ts).
  */
-describe("a community's entry stored off its key, on a 12-node swarm", () => {
+describe("a community's entry stored off its key, on a 20-node swarm", () => {
   const swarm = { index: { mode: 'lsh' as const, n: 4, m: 1, seed: 'spread' } };
   let nodes: CidxNode[];
 
   beforeAll(async () => {
-    nodes = await startSwarm(12, { swarm });
+    nodes = await startSwarm(20, { swarm });
   }, 240_000);
 
   afterAll(async () => {
