@@ -59,9 +59,13 @@ export function routingTablePeers(dht: KadDHT): string[] | undefined {
  * start); false if the tagger is not where kad-dht 16 keeps it, in which case nothing changes.
  */
 export function slowClosestPeerTagging(dht: KadDHT): boolean {
-  const tagger = closestPeerTagger(dht);
-  if (tagger === undefined || typeof tagger.refreshInterval !== 'number') return false;
-  tagger.refreshInterval = SIMULATION_TAGGING_MS;
+  return setRefreshInterval(closestPeerTagger(dht), SIMULATION_TAGGING_MS);
+}
+
+/** Sets a kad-dht timer's `refreshInterval` if it has a numeric one; false if not. */
+function setRefreshInterval(timer: { refreshInterval?: unknown } | undefined, ms: number): boolean {
+  if (timer === undefined || typeof timer.refreshInterval !== 'number') return false;
+  timer.refreshInterval = ms;
   return true;
 }
 
@@ -76,10 +80,7 @@ function tableRefresh(dht: KadDHT): { refreshInterval?: unknown } | undefined {
  * the refresh is not where kad-dht 16 keeps it, in which case nothing changes.
  */
 export function slowRoutingTableRefresh(dht: KadDHT): boolean {
-  const refresh = tableRefresh(dht);
-  if (refresh === undefined || typeof refresh.refreshInterval !== 'number') return false;
-  refresh.refreshInterval = SIMULATION_QUERY_INTERVAL_MS;
-  return true;
+  return setRefreshInterval(tableRefresh(dht), SIMULATION_QUERY_INTERVAL_MS);
 }
 
 /** What of kad-dht's insides is missing from these DHTs, one line each (empty: all there). */
