@@ -23,6 +23,14 @@
  *   5th minute of its life on, fell in the searches of every run that lasts that long
  *   (docs/BENCHMARKS.md). Without it the refresh runs at kad-dht's default: CPU, not
  *   correctness.
+ * - the age after which a full bucket's contacts are pinged again (`lastPingThreshold` of the
+ *   k-bucket tree, not among kad-dht's options): when a full bucket is offered a new peer,
+ *   kad-dht pings its contacts last pinged more than 10 minutes ago, and a contact's last ping
+ *   is the one that let it in, however often it has answered since. Simulations make it as
+ *   long as their self-queries: a run of thousands of nodes lasts past the 10th minute of its
+ *   first nodes' lives, and from then on their lookups' named peers set off pings, most of them
+ *   over new connections, which a shorter run of fewer nodes never sends (docs/BENCHMARKS.md).
+ *   Without it the pings go out at kad-dht's default age: messages, not correctness.
  *
  * `kadInternalsMissing` names what is gone, for a node to warn about at start; a test asserts
  * that all are there on a real kad-dht instance, so an upgrade that renames them fails it.
@@ -34,7 +42,10 @@ import { freshPingsReachable } from './fresh-contacts.ts';
 /** The tagger interval simulations use instead of kad-dht's 5 s. */
 export const SIMULATION_TAGGING_MS = 120_000;
 
-/** The interval of kad-dht's background lookups (self-queries, table refreshes) in simulations. */
+/**
+ * The interval of kad-dht's background lookups (self-queries, table refreshes) in simulations,
+ * and the age after which they ping a full bucket's old contacts again.
+ */
 export const SIMULATION_QUERY_INTERVAL_MS = 3_600_000;
 
 /** The number of peers in the DHT's routing table; undefined if kad-dht no longer exposes it. */
@@ -83,6 +94,23 @@ export function slowRoutingTableRefresh(dht: KadDHT): boolean {
   return setRefreshInterval(tableRefresh(dht), SIMULATION_QUERY_INTERVAL_MS);
 }
 
+function kBuckets(dht: KadDHT): { lastPingThreshold?: unknown } | undefined {
+  return (dht as unknown as { routingTable?: { kb?: { lastPingThreshold?: unknown } } })
+    .routingTable?.kb;
+}
+
+/**
+ * Makes a DHT's pings of a full bucket's old contacts as rare as a simulation's self-queries
+ * (the k-bucket tree reads the age each time a full bucket is offered a peer); false if it is
+ * not where kad-dht 16 keeps it, in which case nothing changes.
+ */
+export function slowOldContactPings(dht: KadDHT): boolean {
+  const kb = kBuckets(dht);
+  if (kb === undefined || typeof kb.lastPingThreshold !== 'number') return false;
+  kb.lastPingThreshold = SIMULATION_QUERY_INTERVAL_MS;
+  return true;
+}
+
 /** What of kad-dht's insides is missing from these DHTs, one line each (empty: all there). */
 export function kadInternalsMissing(
   dhts: Record<string, KadDHT>,
@@ -109,6 +137,10 @@ export function kadInternalsMissing(
     if (opts.simulation && tableRefresh(dht)?.refreshInterval !== SIMULATION_QUERY_INTERVAL_MS)
       out.push(
         `${name} DHT: kad-dht's routing-table refresh was not found; it runs every 5 minutes`,
+      );
+    if (opts.simulation && kBuckets(dht)?.lastPingThreshold !== SIMULATION_QUERY_INTERVAL_MS)
+      out.push(
+        `${name} DHT: kad-dht's age for pinging old contacts was not found; they are pinged after 10 minutes`,
       );
   }
   return out;

@@ -33,6 +33,7 @@ import { fastClosestPeers } from './kad-closest.ts';
 import {
   SIMULATION_QUERY_INTERVAL_MS,
   slowClosestPeerTagging,
+  slowOldContactPings,
   slowRoutingTableRefresh,
 } from './kad-internals.ts';
 import { LazyUpgrade } from './lazy-upgrade.ts';
@@ -384,12 +385,13 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   cheapClosestPeerTagging(host.services.profiles);
   cheapClosestPeerTagging(host.services.addresses);
   if (o.simulation) {
-    // Checked at start (kadInternalsMissing): a node warns if the tagger or the refresh was not
-    // found.
-    slowClosestPeerTagging(host.services.profiles);
-    slowClosestPeerTagging(host.services.addresses);
-    slowRoutingTableRefresh(host.services.profiles);
-    slowRoutingTableRefresh(host.services.addresses);
+    // Checked at start (kadInternalsMissing): a node warns if the tagger, the refresh or the
+    // old contacts' age was not found.
+    for (const dht of [host.services.profiles, host.services.addresses]) {
+      slowClosestPeerTagging(dht);
+      slowRoutingTableRefresh(dht);
+      slowOldContactPings(dht);
+    }
     // The same answers as kad-dht's scan of the whole table, for a few buckets' work: in one
     // process every node's FIND_NODE answers add up (src/net/kad-closest.ts).
     fastClosestPeers(host.services.profiles);

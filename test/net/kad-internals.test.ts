@@ -7,14 +7,16 @@ import {
   SIMULATION_QUERY_INTERVAL_MS,
   SIMULATION_TAGGING_MS,
   slowClosestPeerTagging,
+  slowOldContactPings,
   slowRoutingTableRefresh,
 } from '../../src/net/kad-internals.ts';
 import { memoryHosts } from '../support/memory-hosts.ts';
 
 /**
- * cidx reaches five things kad-dht keeps inside: its routing table's size, its closest-peer
- * tagger's interval and round, its routing table's pings and its table refresh's interval. An upgrade that moves any of them
- * must fail here, not slow nodes down silently.
+ * cidx reaches six things kad-dht keeps inside: its routing table's size, its closest-peer
+ * tagger's interval and round, its routing table's pings, its table refresh's interval and the
+ * age after which it pings old contacts again. An upgrade that moves any of them must fail
+ * here, not slow nodes down silently.
  */
 describe("kad-dht's insides", () => {
   const make = memoryHosts('kad-internals');
@@ -25,6 +27,9 @@ describe("kad-dht's insides", () => {
   const refresh = (dht: KadDHT) =>
     (dht as unknown as { routingTableRefresh: { refreshInterval: unknown } }).routingTableRefresh
       .refreshInterval;
+  const lastPing = (dht: KadDHT) =>
+    (dht as unknown as { routingTable: { kb: { lastPingThreshold: unknown } } }).routingTable.kb
+      .lastPingThreshold;
 
   it('are where kad-dht 16 keeps them, on a real instance, before and after start', async () => {
     const h = await host(true);
@@ -35,13 +40,17 @@ describe("kad-dht's insides", () => {
     expect(tagger(dhts.addresses)).toBe(SIMULATION_TAGGING_MS);
     expect(refresh(dhts.profiles)).toBe(SIMULATION_QUERY_INTERVAL_MS);
     expect(refresh(dhts.addresses)).toBe(SIMULATION_QUERY_INTERVAL_MS);
+    expect(lastPing(dhts.profiles)).toBe(SIMULATION_QUERY_INTERVAL_MS);
+    expect(lastPing(dhts.addresses)).toBe(SIMULATION_QUERY_INTERVAL_MS);
     expect(kadInternalsMissing(dhts, { simulation: true })).toEqual([]);
     await h.start();
     expect(routingTableSize(dhts.addresses)).toBe(0);
+    // Read when a full bucket is offered a peer, so start must not put it back.
+    expect(lastPing(dhts.profiles)).toBe(SIMULATION_QUERY_INTERVAL_MS);
     expect(kadInternalsMissing(dhts, { simulation: true })).toEqual([]);
   });
 
-  it('a node that is not simulated keeps kad-dht’s own tagging and refresh intervals', async () => {
+  it('a node that is not simulated keeps kad-dht’s own tagging, refresh and ping ages', async () => {
     const h = await host(false);
     const interval = tagger(h.services.profiles);
     expect(typeof interval).toBe('number');
@@ -49,6 +58,8 @@ describe("kad-dht's insides", () => {
     // kad-dht's TABLE_REFRESH_INTERVAL, not exported.
     expect(refresh(h.services.profiles)).toBe(5 * 60_000);
     expect(refresh(h.services.addresses)).toBe(5 * 60_000);
+    // kad-dht's LAST_PING_THRESHOLD.
+    expect(lastPing(h.services.profiles)).toBe(10 * 60_000);
     expect(kadInternalsMissing({ profiles: h.services.profiles }, { simulation: false })).toEqual(
       [],
     );
@@ -59,13 +70,15 @@ describe("kad-dht's insides", () => {
     expect(routingTableSize(bare)).toBeUndefined();
     expect(slowClosestPeerTagging(bare)).toBe(false);
     expect(slowRoutingTableRefresh(bare)).toBe(false);
+    expect(slowOldContactPings(bare)).toBe(false);
     const missing = kadInternalsMissing({ profiles: bare }, { simulation: true });
-    expect(missing).toHaveLength(5);
+    expect(missing).toHaveLength(6);
     expect(missing[0]).toMatch(/profiles DHT: .*routingTable\.size/);
     expect(missing[1]).toMatch(/profiles DHT: .*routing-table pings/);
     expect(missing[2]).toMatch(/profiles DHT: .*tagging round/);
     expect(missing[3]).toMatch(/profiles DHT: .*tagger was not found/);
     expect(missing[4]).toMatch(/profiles DHT: .*routing-table refresh was not found/);
+    expect(missing[5]).toMatch(/profiles DHT: .*pinging old contacts was not found/);
     expect(kadInternalsMissing({ profiles: bare }, { simulation: false })).toHaveLength(3);
   });
 });
