@@ -106,6 +106,21 @@ export class Router {
   }
 
   /**
+   * Whether this node's own table has a peer closer to the key than `peer`. A replica that
+   * answers a routed read with nothing counted itself one on its own table; where that table
+   * lacks the peers around the key (a young or small swarm, where tables hold a few peers each)
+   * a peer closer to the key may hold what it was asked for, and the requester's table may
+   * know that peer where the replica's does not.
+   */
+  knowsCloser(dht: RouteDht, key: Uint8Array, peer: PeerId): boolean {
+    const target = kadIdOfKey(key);
+    const [closest] = this.#table(dht)?.closestPeers(target, { count: 1 }) ?? [];
+    return (
+      closest !== undefined && compareDistance(kadIdOfPeer(closest), kadIdOfPeer(peer), target) < 0
+    );
+  }
+
+  /**
    * The connected peer closest to the key, if it is closer than this node, speaks cidx as far
    * as identify told, and is not `skip`ped; a peer that fails these gives way to the next.
    */

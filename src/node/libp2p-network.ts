@@ -158,7 +158,12 @@ export class Libp2pNetwork implements Network {
     try {
       const res = await this.#client.request(next, route, signal);
       if (res.outcome === UNROUTED) return { via: next };
-      return { via: next, answer: { peer: answeredBy(res) ?? next, res } };
+      const by = answeredBy(res) ?? next;
+      // Nothing, from a peer farther from the key than one this node's table has: the answerer
+      // took itself for a replica on a table without the key's closer peers, so the key is
+      // looked up. Rare where tables are full: a replica is among the key's closest.
+      if (!holdsSomething(res) && router.knowsCloser(dht, key, by)) return { via: next };
+      return { via: next, answer: { peer: by, res } };
     } catch {
       return { via: next };
     }

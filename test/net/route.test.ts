@@ -212,4 +212,36 @@ describe('the router', () => {
     expect(held?.answer?.peer.toString()).toBe(p2.toString());
     expect(held?.answer?.res.sums).toEqual(sums);
   });
+
+  it("does not take an empty answer from a replica farther from the key than a peer the requester's table has", async () => {
+    const all = sortByDistance(await Promise.all([1, 2, 3, 4].map(peer)), KEY);
+    const [p0, p1, p2, p3] = all as [PeerId, PeerId, PeerId, PeerId];
+    const query = route(0).req;
+    // p3 is connected to p1 alone, which answers for the key as the replica its own table
+    // makes it; p3's table is `table` (closest first).
+    const routedTo = (table: PeerId[], answer: object) => {
+      const router = new Router(host(p3, [p1], table), {
+        replicas: 1,
+        maxHops: 4,
+        send: async () => ok() as never,
+        answer: async () => ok(),
+      });
+      const client = { request: async () => ({ ...ok(), by: p1.toString(), ...answer }) };
+      const net = new Libp2pNetwork({ peerId: p3 } as never, client as never, {} as never, {
+        lookupTimeoutMs: 1000,
+        router,
+      });
+      return net.route(query);
+    };
+    // p3's table knows p0, closer to the key than p1: p1's table lacked it, and p0 may hold
+    // what p1 does not. No answer: the search looks the key up.
+    expect(await routedTo([p0, p1, p2], { sums: [] })).toEqual({ via: p1 });
+    // p3 knows nobody closer than p1: its empty answer stands.
+    const empty = await routedTo([p1, p2], { sums: [] });
+    expect(empty?.answer?.peer.toString()).toBe(p1.toString());
+    // What p1 holds stands whoever p3 knows.
+    const sums = [{ id: new Uint8Array(32), v: 1, sim: 0.5 }];
+    const held = await routedTo([p0, p1, p2], { sums });
+    expect(held?.answer?.res.sums).toEqual(sums);
+  });
 });
