@@ -3,20 +3,27 @@ import type { PeerId } from '@libp2p/interface';
 import type { KadDHT } from '@libp2p/kad-dht';
 
 // Kademlia ids as kad-dht computes them: SHA-256 of the key, SHA-256 of the peer id multihash.
+// By PeerId object first: a route's every hop asks for those of all of a node's connections,
+// whose peers are the same objects from one hop to the next, and a string key costs its
+// comparison on every hit (docs/BENCHMARKS.md).
 const peerIds = new Map<string, Uint8Array>();
+const byObject = new WeakMap<PeerId, Uint8Array>();
 
 export function kadIdOfKey(key: Uint8Array): Uint8Array {
   return createHash('sha256').update(key).digest();
 }
 
 export function kadIdOfPeer(peer: PeerId): Uint8Array {
+  let id = byObject.get(peer);
+  if (id !== undefined) return id;
   const s = peer.toString();
-  let id = peerIds.get(s);
+  id = peerIds.get(s);
   if (id === undefined) {
     id = createHash('sha256').update(peer.toMultihash().bytes).digest();
     if (peerIds.size > 100_000) peerIds.clear();
     peerIds.set(s, id);
   }
+  byObject.set(peer, id);
   return id;
 }
 

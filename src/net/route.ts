@@ -127,18 +127,23 @@ export class Router {
   async next(key: Uint8Array, skip: (peer: PeerId) => boolean): Promise<PeerId | undefined> {
     const target = kadIdOfKey(key);
     const mine = kadIdOfPeer(this.#host.peerId);
-    const closer = new Map<string, PeerId>();
+    const closer: { peer: PeerId; id: Uint8Array }[] = [];
     for (const c of this.#host.getConnections()) {
       if (c.status !== 'open') continue;
-      const p = c.remotePeer;
-      if (compareDistance(kadIdOfPeer(p), mine, target) < 0) closer.set(p.toString(), p);
+      const id = kadIdOfPeer(c.remotePeer);
+      if (compareDistance(id, mine, target) < 0) closer.push({ peer: c.remotePeer, id });
     }
-    const order = [...closer.values()].sort((a, b) =>
-      compareDistance(kadIdOfPeer(a), kadIdOfPeer(b), target),
-    );
-    for (const p of order) {
-      if (skip(p)) continue;
-      if (await this.#speaks(p)) return p;
+    // Each hop of every route runs this over all of a node's connections: the closest is
+    // found by one scan instead of a sort, as it nearly always passes (docs/BENCHMARKS.md).
+    while (closer.length > 0) {
+      let best = closer[0] as { peer: PeerId; id: Uint8Array };
+      for (const x of closer) if (compareDistance(x.id, best.id, target) < 0) best = x;
+      // With every other connection to the same peer.
+      for (let i = closer.length - 1; i >= 0; i--)
+        if (compareDistance((closer[i] as { id: Uint8Array }).id, best.id, target) === 0)
+          closer.splice(i, 1);
+      if (skip(best.peer)) continue;
+      if (await this.#speaks(best.peer)) return best.peer;
     }
     return undefined;
   }

@@ -66,6 +66,16 @@ describe('the router', () => {
     expect(await new Router(host(p2, [p4, p1, p0], [], [p0]), opts).next(KEY, () => false)).toEqual(
       p1,
     );
+    // Two connections to one peer: it is tried once, and a skipped one gives way to the next.
+    expect(
+      await new Router(host(p2, [p0, p4, p1, p0], []), opts).next(KEY, (p) => p.equals(p0)),
+    ).toEqual(p1);
+    let tried = 0;
+    await new Router(host(p2, [p0, p0, p0], []), opts).next(KEY, () => {
+      tried++;
+      return true;
+    });
+    expect(tried).toBe(1);
     // Nobody connected is closer than p2 itself: the route cannot get closer.
     expect(await new Router(host(p2, [p3, p4], []), opts).next(KEY, () => false)).toBeUndefined();
   });
