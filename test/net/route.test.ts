@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { communityAddressKey } from '../../src/keys/rehash.ts';
 import { sortByDistance } from '../../src/net/closest.ts';
 import { INDEX_PROTOCOL, type RouteRequest, WIRE_VERSION } from '../../src/net/codec.ts';
-import { Router, type RouterHost, UNROUTED } from '../../src/net/route.ts';
+import { FULL_TABLE, Router, type RouterHost, UNROUTED } from '../../src/net/route.ts';
 import { ok } from '../../src/net/server.ts';
 import { Libp2pNetwork } from '../../src/node/libp2p-network.ts';
 
@@ -27,6 +27,7 @@ function host(
   const dht = {
     getMode: () => 'server',
     routingTable: {
+      size: table.length,
       closestPeers: (_: Uint8Array, o?: { count?: number }) => table.slice(0, o?.count),
     },
   } as unknown as KadDHT;
@@ -89,6 +90,8 @@ describe('the router', () => {
       new Router(host(self, connected, table), {
         replicas: 2,
         maxHops: 2,
+        // Tables of three: their empty answers stand (the default wants a full bucket).
+        fullTable: 3,
         send: async (to, req) => {
           sent.push({ to, hops: req.t === 'route' ? req.hops : -1 });
           if (fails) throw new Error('gone');
@@ -131,10 +134,11 @@ describe('the router', () => {
     const rec = { p: new Uint8Array([1]), o: new Uint8Array([2]), s: new Uint8Array([3]) };
     const get = { v: WIRE_VERSION, swarm, t: 'contacts-get', id: 'a'.repeat(64) } as const;
     const asked: PeerId[] = [];
-    const entryOf = (own: object, theirs: (to: PeerId) => object) =>
+    const entryOf = (own: object, theirs: (to: PeerId) => object, fullTable = 3) =>
       new Router(host(p0, [], [p1, p2, p3]), {
         replicas: 3,
         maxHops: 4,
+        fullTable,
         send: async (to) => {
           asked.push(to);
           return { ...ok(), ...theirs(to) } as never;
@@ -151,6 +155,10 @@ describe('the router', () => {
     expect(asked.map(String).sort()).toEqual([p1, p2].map(String).sort());
     // Nobody holds anything: its own empty answer.
     expect(await entryOf({}, () => ({}))).toMatchObject({ ok: true, by: p0.toString() });
+    // Unless its table holds fewer peers than a full bucket (FULL_TABLE by default): it may not
+    // know the key's closer peers, and the requester looks the key up.
+    expect(await entryOf({}, () => ({}), 4)).toEqual(ok({ outcome: UNROUTED }));
+    expect(await entryOf({}, () => ({}), FULL_TABLE)).toEqual(ok({ outcome: UNROUTED }));
     // It holds nothing and no other replica answers at all: its word alone does not end the
     // read, the requester looks the key up.
     const silent = await entryOf({}, (to) => {
