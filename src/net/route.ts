@@ -82,8 +82,8 @@ export interface RouterOptions {
  * kad-dht's bucket size. A table that has not filled one bucket is a young node's, or a swarm
  * of a few dozen nodes at most, where tables often lack the peers around a given key: a node
  * there that counts itself a key's replica, holds nothing, and whose table's other replicas
- * hold nothing, may still have closer peers it does not know, holding the key. In 300 runs of
- * a 12-node test, 2 searches found nothing so; its lookup costs little at that size.
+ * hold nothing, may still have closer peers it does not know, holding the key; a lookup costs
+ * little at that size (docs/BENCHMARKS.md, "Empty routed answers").
  */
 export const FULL_TABLE = 20;
 
