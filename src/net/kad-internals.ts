@@ -70,13 +70,17 @@ export function routingTablePeers(dht: KadDHT): string[] | undefined {
  * start); false if the tagger is not where kad-dht 16 keeps it, in which case nothing changes.
  */
 export function slowClosestPeerTagging(dht: KadDHT): boolean {
-  return setRefreshInterval(closestPeerTagger(dht), SIMULATION_TAGGING_MS);
+  return setNumber(closestPeerTagger(dht), 'refreshInterval', SIMULATION_TAGGING_MS);
 }
 
-/** Sets a kad-dht timer's `refreshInterval` if it has a numeric one; false if not. */
-function setRefreshInterval(timer: { refreshInterval?: unknown } | undefined, ms: number): boolean {
-  if (timer === undefined || typeof timer.refreshInterval !== 'number') return false;
-  timer.refreshInterval = ms;
+/** Sets a numeric setting kad-dht keeps on one of its parts; false if the part or setting is gone. */
+function setNumber<K extends string>(
+  part: { [k in K]?: unknown } | undefined,
+  key: K,
+  ms: number,
+): boolean {
+  if (part === undefined || typeof part[key] !== 'number') return false;
+  part[key] = ms;
   return true;
 }
 
@@ -91,7 +95,7 @@ function tableRefresh(dht: KadDHT): { refreshInterval?: unknown } | undefined {
  * the refresh is not where kad-dht 16 keeps it, in which case nothing changes.
  */
 export function slowRoutingTableRefresh(dht: KadDHT): boolean {
-  return setRefreshInterval(tableRefresh(dht), SIMULATION_QUERY_INTERVAL_MS);
+  return setNumber(tableRefresh(dht), 'refreshInterval', SIMULATION_QUERY_INTERVAL_MS);
 }
 
 function kBuckets(dht: KadDHT): { lastPingThreshold?: unknown } | undefined {
@@ -105,10 +109,7 @@ function kBuckets(dht: KadDHT): { lastPingThreshold?: unknown } | undefined {
  * not where kad-dht 16 keeps it, in which case nothing changes.
  */
 export function slowOldContactPings(dht: KadDHT): boolean {
-  const kb = kBuckets(dht);
-  if (kb === undefined || typeof kb.lastPingThreshold !== 'number') return false;
-  kb.lastPingThreshold = SIMULATION_QUERY_INTERVAL_MS;
-  return true;
+  return setNumber(kBuckets(dht), 'lastPingThreshold', SIMULATION_QUERY_INTERVAL_MS);
 }
 
 /** What of kad-dht's insides is missing from these DHTs, one line each (empty: all there). */

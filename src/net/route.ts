@@ -150,15 +150,14 @@ export class Router {
     }
     // Each hop of every route runs this over all of a node's connections: the closest is
     // found by one scan instead of a sort, as it nearly always passes (docs/BENCHMARKS.md).
-    while (closer.length > 0) {
-      let best = closer[0] as { peer: PeerId; id: Uint8Array };
-      for (const x of closer) if (compareDistance(x.id, best.id, target) < 0) best = x;
-      // With every other connection to the same peer.
-      for (let i = closer.length - 1; i >= 0; i--)
-        if (compareDistance((closer[i] as { id: Uint8Array }).id, best.id, target) === 0)
-          closer.splice(i, 1);
-      if (skip(best.peer)) continue;
-      if (await this.#speaks(best.peer)) return best.peer;
+    let left = closer;
+    while (left.length > 0) {
+      let best = left[0] as { peer: PeerId; id: Uint8Array };
+      for (const x of left) if (compareDistance(x.id, best.id, target) < 0) best = x;
+      if (!skip(best.peer) && (await this.#speaks(best.peer))) return best.peer;
+      // Passed over, with every other connection to the same peer.
+      const id = best.id;
+      left = left.filter((x) => compareDistance(x.id, id, target) !== 0);
     }
     return undefined;
   }
