@@ -190,6 +190,7 @@ function dhtInit(
     // ProfilesDHT bytes per search from 101 to 29 KiB, with the same search results
     // (docs/BENCHMARKS.md, bench:baseline). A node with more replicas asks for more (node.ts).
     kBucketSize: 4,
+    prefixLength: SETTINGS.dht.prefixLength.default,
     alpha: SETTINGS.dht.alpha.default,
     // A search looks its n keys up at once, and each lookup queries the same few neighbours
     // from the routing table first: at kad-dht's 32 streams per connection the rest were reset
