@@ -5,9 +5,8 @@
  * kad-dht (16.4) answers each FIND_NODE with `routingTable.closestPeers`, which runs
  * `KBucket.closest`: every peer of the table goes through a generator nested as deep as the
  * trie, gets a freshly allocated XOR distance and an insertion into a sorted list. A table
- * holds up to 2^prefixLength × k peers (cidx's prefixLength is 16, k = 4: every peer it has
- * met, in practice), and it fills as the swarm grows, so answering one query cost more the
- * larger the swarm (docs/BENCHMARKS.md).
+ * holds up to 2^prefixLength × k peers (256 with cidx's default depth and k = 4), and it fills
+ * as the swarm grows, so answering one query cost more the larger the swarm (docs/BENCHMARKS.md).
  *
  * In a bit trie, every peer of the subtree that agrees with the target on the branching bit is
  * closer to the target than every peer of the other subtree (the first differing bit decides an

@@ -14,17 +14,17 @@ export const DHT = {
     scenario: { statement: 'params', key: 'bucket' },
   }),
   // kad-dht's routing table is a trie that splits any full bucket down to this depth, and at
-  // that depth keeps the first k peers it met: at kad-dht's 6 and k = 4, a key's neighbourhood
-  // beyond 256 nodes was known by its oldest few nodes only, lookups and stores ended there,
-  // and every later node of it was in nobody's table, yet counted itself a replica
-  // (docs/BENCHMARKS.md, "Routing tables deep enough for the swarm"). 16 resolves a key's
-  // closest peers up to k × 2^16 nodes; a table still holds only the peers met.
+  // that depth keeps the first k peers it met: at 6 bits and k = 4, past 256 nodes a key's later
+  // neighbours are in few tables, and count themselves replicas while holding nothing. 16 bits
+  // ended that and cut a search's messages at 2000 nodes, but at 10,000 nodes the tables of
+  // every peer met took the simulation past 20 GiB and slowed its joins, creates and searches
+  // (docs/BENCHMARKS.md, "Routing tables deep enough for the swarm"): kad-dht's 6 stays.
   prefixLength: int({
     flag: 'dht-prefix-length',
     arg: '<bits>',
-    help: "depth of kad-dht's routing-table trie: a key's closest peers are told apart in swarms of up to k × 2^bits nodes (kad-dht's own default is 6)",
+    help: "depth of kad-dht's routing-table trie: a key's closest peers are told apart in swarms of up to k × 2^bits nodes; deeper tables hold more of the peers met",
     category: 'dht',
-    default: 16,
+    default: 6,
     min: 1,
     max: 64,
     scenario: { statement: 'params', key: 'prefix' },

@@ -1,8 +1,8 @@
 /**
  * kad-dht's routing table is a trie that stops splitting at `prefixLength` bits and then keeps
  * the first k peers of a bucket. Peers whose Kademlia ids share a long prefix are a key's
- * closest: a table must be able to hold more than k of them, or the later ones are in nobody's
- * table (src/settings/dht.ts, `dht.prefixLength`).
+ * closest: at kad-dht's depth a table holds k of them and the later ones are left out; a
+ * deeper table (`dht.prefixLength`, src/settings/dht.ts) holds them all.
  */
 import { generateKeyPair } from '@libp2p/crypto/keys';
 import type { PrivateKey } from '@libp2p/interface';
@@ -15,8 +15,10 @@ import { SETTINGS } from '../../src/settings/table.ts';
 import { memoryHosts } from '../support/memory-hosts.ts';
 import { waitFor } from '../support/swarm.ts';
 
-/** kad-dht's own trie depth, which cidx no longer uses. */
+/** kad-dht's own trie depth. */
 const KAD_DHT_PREFIX_LENGTH = 6;
+/** A depth that tells these peers apart. */
+const DEEP = 16;
 /** cidx's k on both DHTs (src/net/libp2p.ts). */
 const K = 4;
 
@@ -81,19 +83,19 @@ describe('routing-table depth', () => {
     return { hub, ids };
   }
 
-  it(`is ${SETTINGS.dht.prefixLength.default} bits by default: a node holds all of more than k peers sharing kad-dht's ${KAD_DHT_PREFIX_LENGTH} bits`, async () => {
-    expect(SETTINGS.dht.prefixLength.default).toBeGreaterThan(KAD_DHT_PREFIX_LENGTH);
+  it(`is kad-dht's ${KAD_DHT_PREFIX_LENGTH} bits by default: of more than k peers sharing them, k are kept and the later ones are in no table`, async () => {
+    expect(SETTINGS.dht.prefixLength.default).toBe(KAD_DHT_PREFIX_LENGTH);
     const { hub, ids } = await neighbourhood(K + 3, KAD_DHT_PREFIX_LENGTH);
-    for (const name of DHTS)
-      expect(new Set(routingTablePeers(hub.services[name]))).toEqual(new Set(ids));
-  });
-
-  it(`at kad-dht's ${KAD_DHT_PREFIX_LENGTH} bits, k of them are kept and the later ones are in no table`, async () => {
-    const { hub, ids } = await neighbourhood(K + 3, KAD_DHT_PREFIX_LENGTH, KAD_DHT_PREFIX_LENGTH);
     for (const name of DHTS) {
       const held = routingTablePeers(hub.services[name]) ?? [];
       expect(held).toHaveLength(K);
       expect(ids).toEqual(expect.arrayContaining(held));
     }
+  });
+
+  it(`at ${DEEP} bits a node holds all of them, in both tables`, async () => {
+    const { hub, ids } = await neighbourhood(K + 3, KAD_DHT_PREFIX_LENGTH, DEEP);
+    for (const name of DHTS)
+      expect(new Set(routingTablePeers(hub.services[name]))).toEqual(new Set(ids));
   });
 });
