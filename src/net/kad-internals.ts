@@ -38,6 +38,7 @@
 import type { KadDHT, SingleKadDHT } from '@libp2p/kad-dht';
 import { closestPeerTagger, closestTaggingReachable } from './closest-tagging.ts';
 import { freshPingsReachable } from './fresh-contacts.ts';
+import { ownPathReachable } from './own-path-buckets.ts';
 
 /** The tagger interval simulations use instead of kad-dht's 5 s. */
 export const SIMULATION_TAGGING_MS = 120_000;
@@ -115,7 +116,7 @@ export function slowOldContactPings(dht: KadDHT): boolean {
 /** What of kad-dht's insides is missing from these DHTs, one line each (empty: all there). */
 export function kadInternalsMissing(
   dhts: Record<string, KadDHT>,
-  opts: { simulation: boolean },
+  opts: { simulation: boolean; ownPathDepth?: number | undefined },
 ): string[] {
   const out: string[] = [];
   for (const [name, dht] of Object.entries(dhts)) {
@@ -142,6 +143,10 @@ export function kadInternalsMissing(
     if (opts.simulation && kBuckets(dht)?.lastPingThreshold !== SIMULATION_QUERY_INTERVAL_MS)
       out.push(
         `${name} DHT: kad-dht's age for pinging old contacts was not found; they are pinged after 10 minutes`,
+      );
+    if ((opts.ownPathDepth ?? 0) > 0 && !ownPathReachable(dht))
+      out.push(
+        `${name} DHT: kad-dht's k-bucket tree was not found; buckets near the node's own id stop at the table's depth`,
       );
   }
   return out;

@@ -39,6 +39,7 @@ import {
 import { LazyUpgrade } from './lazy-upgrade.ts';
 import { guardMuxer } from './muxer-guard.ts';
 import { optimisticSelect } from './optimistic-select.ts';
+import { splitOwnPath } from './own-path-buckets.ts';
 import { cachePeerRecords } from './peer-cache.ts';
 import {
   connectionGater,
@@ -107,8 +108,11 @@ export interface HostOptions {
   datastore?: Datastore;
   /** Connection encryption: noise (default), or plaintext for in-process simulations only. */
   encryption?: 'noise' | 'plaintext';
-  /** Overrides for both DHTs (simulations lengthen intervals, tests shorten them). */
-  dht?: Partial<KadDHTInit>;
+  /**
+   * Overrides for both DHTs (simulations lengthen intervals, tests shorten them): kad-dht's
+   * options, and `ownPathDepth` (own-path-buckets.ts).
+   */
+  dht?: Partial<KadDHTInit> & { ownPathDepth?: number };
   /** Most open connections (default 300, `limits.maxConnections`). */
   maxConnections?: number;
   /**
@@ -385,6 +389,12 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   // The closest-peer tagger's rounds cost nothing while its list stays the same.
   cheapClosestPeerTagging(host.services.profiles);
   cheapClosestPeerTagging(host.services.addresses);
+  const ownPath = o.dht?.ownPathDepth ?? SETTINGS.dht.ownPathDepth.default;
+  if (ownPath > 0) {
+    // Checked at start (kadInternalsMissing): a node warns if the k-bucket tree was not found.
+    splitOwnPath(host.services.profiles, ownPath);
+    splitOwnPath(host.services.addresses, ownPath);
+  }
   if (o.simulation) {
     // Checked at start (kadInternalsMissing): a node warns if the tagger, the refresh or the
     // old contacts' age was not found.

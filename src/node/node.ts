@@ -85,6 +85,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   readonly #ctx: NodeContext;
   readonly #bootstrap: string[];
   readonly #simulation: boolean;
+  readonly #ownPathDepth: number | undefined;
   readonly #timers: Timers;
   readonly #onIdentify = (evt: CustomEvent<IdentifyResult>) => {
     if (evt.detail.protocols.includes(INDEX_PROTOCOL))
@@ -109,6 +110,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     this.meter = parts.meter;
     this.#bootstrap = opts.bootstrap ?? [];
     this.#simulation = opts.simulation === true;
+    this.#ownPathDepth = opts.dht?.ownPathDepth;
     this.#timers = new Timers((msg) => this.emit('warning', msg), opts.scheduler);
     this.#contacts = new ContactsRefresh(this.#ctx, libp2p.services.reachability, {
       settleMs: this.timing.contactsSettleMs,
@@ -179,7 +181,8 @@ export class CidxNode extends EventEmitter<NodeEvents> {
    */
   async start(): Promise<void> {
     if (this.#started) return;
-    for (const w of this.#parts.tables.start({ simulation: this.#simulation }))
+    const tables = { simulation: this.#simulation, ownPathDepth: this.#ownPathDepth };
+    for (const w of this.#parts.tables.start(tables))
       this.emit('warning', w);
     await this.libp2p.start();
     await this.#parts.server.start();

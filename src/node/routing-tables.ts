@@ -40,7 +40,7 @@ export class RoutingTables {
    * Checks what of kad-dht's insides is there (before the host starts dialling) and returns a
    * warning for each part missing; without the sizes, starts counting from identify.
    */
-  start(opts: { simulation: boolean }): string[] {
+  start(opts: { simulation: boolean; ownPathDepth?: number | undefined }): string[] {
     const { profiles, addresses } = this.#libp2p.services;
     const missing = kadInternalsMissing({ profiles, addresses }, opts);
     this.#fallback = [profiles, addresses].some(

@@ -29,6 +29,17 @@ export const DHT = {
     max: 64,
     scenario: { statement: 'params', key: 'prefix' },
   }),
+  // Kademlia's own rule (src/net/own-path-buckets.ts): deep buckets only near a node's own id.
+  ownPathDepth: int({
+    flag: 'dht-own-path-depth',
+    arg: '<bits>',
+    help: "depth to which the routing-table buckets on the path of the node's own id may split, past dht-prefix-length (Kademlia's rule: a node knows its own neighbourhood in full); 0: off",
+    category: 'dht',
+    default: 0,
+    min: 0,
+    max: 64,
+    scenario: { statement: 'params', key: 'ownPath' },
+  }),
   alpha: int({
     flag: 'dht-alpha',
     arg: '<a>',

@@ -10,6 +10,7 @@ import {
   slowOldContactPings,
   slowRoutingTableRefresh,
 } from '../../src/net/kad-internals.ts';
+import { samePrefix, splitOwnPath } from '../../src/net/own-path-buckets.ts';
 import { memoryHosts } from '../support/memory-hosts.ts';
 
 /**
@@ -80,5 +81,28 @@ describe("kad-dht's insides", () => {
     expect(missing[4]).toMatch(/profiles DHT: .*routing-table refresh was not found/);
     expect(missing[5]).toMatch(/profiles DHT: .*pinging old contacts was not found/);
     expect(kadInternalsMissing({ profiles: bare }, { simulation: false })).toHaveLength(3);
+    // The k-bucket tree's own-path splits are looked for only when asked for.
+    expect(splitOwnPath(bare, 16)).toBe(false);
+    const asked = kadInternalsMissing({ profiles: bare }, { simulation: false, ownPathDepth: 16 });
+    expect(asked).toHaveLength(4);
+    expect(asked[3]).toMatch(/profiles DHT: .*k-bucket tree was not found/);
+  });
+
+  it('has the k-bucket tree that own-path splits wrap, on a real instance', async () => {
+    const h = await host(false);
+    const dhts = { profiles: h.services.profiles, addresses: h.services.addresses };
+    expect(kadInternalsMissing(dhts, { simulation: false, ownPathDepth: 16 })).toEqual([]);
+  });
+});
+
+describe('samePrefix', () => {
+  const a = Uint8Array.of(0b1010_1100, 0xff);
+  it('compares whole bytes and the bits of a partial one', () => {
+    expect(samePrefix(a, Uint8Array.of(0b1010_1100, 0x00), 8)).toBe(true);
+    expect(samePrefix(a, Uint8Array.of(0b1010_1100, 0x00), 9)).toBe(false);
+    expect(samePrefix(a, Uint8Array.of(0b1010_0000, 0xff), 4)).toBe(true);
+    expect(samePrefix(a, Uint8Array.of(0b1010_0000, 0xff), 5)).toBe(false);
+    expect(samePrefix(a, Uint8Array.of(0b0010_1100, 0xff), 0)).toBe(true);
+    expect(samePrefix(a, Uint8Array.of(0b0010_1100, 0xff), 1)).toBe(false);
   });
 });

@@ -22,13 +22,13 @@ const DEEP = 16;
 /** cidx's k on both DHTs (src/net/libp2p.ts). */
 const K = 4;
 
-/** Keys whose peers' Kademlia ids all begin with the same `bits` bits (zeros). */
-async function keysSharingPrefix(count: number, bits: number): Promise<PrivateKey[]> {
+/** Keys whose peers' Kademlia ids all begin with the `bits` bits of `prefix` (at most 8). */
+async function keysSharingPrefix(count: number, bits: number, prefix = 0): Promise<PrivateKey[]> {
   const out: PrivateKey[] = [];
   while (out.length < count) {
     const key = await generateKeyPair('Ed25519');
     const id = kadIdOfPeer(peerIdFromPrivateKey(key));
-    if ((id[0] as number) >> (8 - bits) === 0) out.push(key);
+    if ((id[0] as number) >> (8 - bits) === prefix) out.push(key);
   }
   return out;
 }
@@ -61,10 +61,20 @@ function recordOffers(hub: CidxLibp2p): Record<(typeof DHTS)[number], Set<string
 describe('routing-table depth', () => {
   const make = memoryHosts('table-depth');
 
-  /** A hub and `others` peers that share its first `bits` id bits; the hub dials them all. */
-  async function neighbourhood(others: number, bits: number, prefixLength?: number) {
-    const [hubKey, ...keys] = await keysSharingPrefix(others + 1, bits);
-    const dht = prefixLength === undefined ? {} : { dht: { prefixLength } };
+  /**
+   * A hub and `others` peers whose ids share their first `bits` bits, with the hub's (`apart`:
+   * with each other, not with the hub); the hub dials them all.
+   */
+  async function neighbourhood(
+    others: number,
+    bits: number,
+    dhtOptions?: { prefixLength?: number; ownPathDepth?: number },
+    apart = false,
+  ) {
+    const [hubKey, ...keys] = apart
+      ? [...(await keysSharingPrefix(1, bits, 1)), ...(await keysSharingPrefix(others, bits))]
+      : await keysSharingPrefix(others + 1, bits);
+    const dht = dhtOptions === undefined ? {} : { dht: dhtOptions };
     const hub = await make({ privateKey: hubKey, ...dht });
     const offers = recordOffers(hub);
     const peers = await Promise.all(keys.map((privateKey) => make({ privateKey, ...dht })));
@@ -94,8 +104,30 @@ describe('routing-table depth', () => {
   });
 
   it(`at ${DEEP} bits a node holds all of them, in both tables`, async () => {
-    const { hub, ids } = await neighbourhood(K + 3, KAD_DHT_PREFIX_LENGTH, DEEP);
+    const { hub, ids } = await neighbourhood(K + 3, KAD_DHT_PREFIX_LENGTH, {
+      prefixLength: DEEP,
+    });
     for (const name of DHTS)
       expect(new Set(routingTablePeers(hub.services[name]))).toEqual(new Set(ids));
+  });
+
+  it(`with the own id's path ${DEEP} bits deep, a node holds all its own neighbours`, async () => {
+    const { hub, ids } = await neighbourhood(K + 3, KAD_DHT_PREFIX_LENGTH, { ownPathDepth: DEEP });
+    for (const name of DHTS)
+      expect(new Set(routingTablePeers(hub.services[name]))).toEqual(new Set(ids));
+  });
+
+  it('… and still k of peers near each other elsewhere in the id space', async () => {
+    const { hub, ids } = await neighbourhood(
+      K + 3,
+      KAD_DHT_PREFIX_LENGTH,
+      { ownPathDepth: DEEP },
+      true,
+    );
+    for (const name of DHTS) {
+      const held = routingTablePeers(hub.services[name]) ?? [];
+      expect(held).toHaveLength(K);
+      expect(ids).toEqual(expect.arrayContaining(held));
+    }
   });
 });
