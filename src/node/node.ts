@@ -182,8 +182,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   async start(): Promise<void> {
     if (this.#started) return;
     const tables = { simulation: this.#simulation, ownPathDepth: this.#ownPathDepth };
-    for (const w of this.#parts.tables.start(tables))
-      this.emit('warning', w);
+    for (const w of this.#parts.tables.start(tables)) this.emit('warning', w);
     await this.libp2p.start();
     await this.#parts.server.start();
     this.libp2p.addEventListener('peer:identify', this.#onIdentify);
