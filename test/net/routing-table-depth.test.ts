@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { kadIdOfPeer } from '../../src/net/closest.ts';
 import { routingTablePeers } from '../../src/net/kad-internals.ts';
 import type { CidxLibp2p } from '../../src/net/libp2p.ts';
+import { samePrefix } from '../../src/net/own-path-buckets.ts';
 import { SETTINGS } from '../../src/settings/table.ts';
 import { memoryHosts } from '../support/memory-hosts.ts';
 import { waitFor } from '../support/swarm.ts';
@@ -21,6 +22,33 @@ const KAD_DHT_PREFIX_LENGTH = 6;
 const DEEP = 16;
 /** cidx's k on both DHTs (src/net/libp2p.ts). */
 const K = 4;
+
+/** The bits two ids share before they differ. */
+function commonPrefix(a: Uint8Array, b: Uint8Array): number {
+  let bits = 0;
+  while (bits < a.length * 8 && samePrefix(a, b, bits + 1)) bits++;
+  return bits;
+}
+
+/**
+ * Keys of peers whose ids share with the hub's exactly `c` bits, one key per entry of `shares`
+ * (the last entry: at least that many).
+ */
+async function keysAround(hub: PrivateKey, shares: number[]): Promise<PrivateKey[]> {
+  const hubId = kadIdOfPeer(peerIdFromPrivateKey(hub));
+  const wanted = [...shares];
+  const last = wanted.length - 1;
+  const out: PrivateKey[] = [];
+  while (out.length < shares.length) {
+    const key = await generateKeyPair('Ed25519');
+    const c = commonPrefix(kadIdOfPeer(peerIdFromPrivateKey(key)), hubId);
+    const i = wanted.findIndex((w, j) => w === c || (j === last && w !== -1 && c >= w));
+    if (i === -1) continue;
+    wanted[i] = -1;
+    out.push(key);
+  }
+  return out;
+}
 
 /** Keys whose peers' Kademlia ids all begin with the `bits` bits of `prefix` (at most 8). */
 async function keysSharingPrefix(count: number, bits: number, prefix = 0): Promise<PrivateKey[]> {
@@ -62,8 +90,10 @@ describe('routing-table depth', () => {
   const make = memoryHosts('table-depth');
 
   /**
-   * A hub and `others` peers whose ids share their first `bits` bits, with the hub's (`apart`:
-   * with each other, not with the hub); the hub dials them all.
+   * A hub, `others` peers that share its first `bits` id bits, spread over the distances
+   * Kademlia keeps apart (3 share exactly `bits`, 3 one bit more, the rest more still), or,
+   * `apart`, that share their first `bits` bits with each other and not with the hub; the hub
+   * dials them all.
    */
   async function neighbourhood(
     others: number,
@@ -71,9 +101,9 @@ describe('routing-table depth', () => {
     dhtOptions?: { prefixLength?: number; ownPathDepth?: number },
     apart = false,
   ) {
-    const [hubKey, ...keys] = apart
-      ? [...(await keysSharingPrefix(1, bits, 1)), ...(await keysSharingPrefix(others, bits))]
-      : await keysSharingPrefix(others + 1, bits);
+    const hubKey = (await keysSharingPrefix(1, bits, apart ? 1 : 0))[0] as PrivateKey;
+    const shares = Array.from({ length: others }, (_, i) => bits + Math.min(2, Math.floor(i / 3)));
+    const keys = apart ? await keysSharingPrefix(others, bits) : await keysAround(hubKey, shares);
     const dht = dhtOptions === undefined ? {} : { dht: dhtOptions };
     const hub = await make({ privateKey: hubKey, ...dht });
     const offers = recordOffers(hub);
@@ -111,7 +141,7 @@ describe('routing-table depth', () => {
       expect(new Set(routingTablePeers(hub.services[name]))).toEqual(new Set(ids));
   });
 
-  it(`with the own id's path ${DEEP} bits deep, a node holds all its own neighbours`, async () => {
+  it(`with the own id's path ${DEEP} bits deep, a node holds its own neighbours, k per distance`, async () => {
     const { hub, ids } = await neighbourhood(K + 3, KAD_DHT_PREFIX_LENGTH, { ownPathDepth: DEEP });
     for (const name of DHTS)
       expect(new Set(routingTablePeers(hub.services[name]))).toEqual(new Set(ids));
