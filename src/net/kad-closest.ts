@@ -22,16 +22,16 @@ interface TriePeer {
   peerId: PeerId;
   kadId: Uint8Array;
 }
-interface Leaf {
+export interface Leaf {
   peers: TriePeer[];
 }
-interface Inner {
+export interface Inner {
   left: Leaf | Inner;
   right: Leaf | Inner;
 }
-type Bucket = Leaf | Inner;
+export type Bucket = Leaf | Inner;
 
-function isLeaf(b: Bucket): b is Leaf {
+export function isLeaf(b: Bucket): b is Leaf {
   return Array.isArray((b as Leaf).peers);
 }
 
@@ -46,7 +46,7 @@ function compareToTarget(a: Uint8Array, b: Uint8Array, target: Uint8Array): numb
 }
 
 /** Bit `index` of `id`, most significant bit of byte 0 first (as kad-dht's trie reads it). */
-function bit(id: Uint8Array, index: number): number {
+export function bit(id: Uint8Array, index: number): number {
   return ((id[index >> 3] as number) >> (7 - (index & 7))) & 1;
 }
 

@@ -17,15 +17,24 @@
  * `prefixLength`, split only the bucket that holds the local id.
  */
 
-interface Bucket {
-  depth?: number;
-}
+import { type Bucket, bit, isLeaf } from './kad-closest.ts';
 
 interface KBucketInternals {
   prefixLength: number;
+  root: Bucket;
   localPeer?: { kadId: Uint8Array };
-  _determineBucket(kadId: Uint8Array): Bucket;
   _add(peer: { kadId: Uint8Array }, options?: unknown): Promise<void>;
+}
+
+/**
+ * The depth of the leaf bucket an id falls in, walked bit by bit (kad-dht's own
+ * `_determineBucket` turns the id into a string of 256 digits first, on every offer).
+ */
+function leafDepth(root: Bucket, kadId: Uint8Array): number {
+  let bucket = root;
+  let depth = 0;
+  while (!isLeaf(bucket)) bucket = bit(kadId, depth++) === 0 ? bucket.left : bucket.right;
+  return depth;
 }
 
 function kBucketOf(dht: unknown): KBucketInternals | undefined {
@@ -34,7 +43,7 @@ function kBucketOf(dht: unknown): KBucketInternals | undefined {
     kb === undefined ||
     typeof kb.prefixLength !== 'number' ||
     typeof kb._add !== 'function' ||
-    typeof kb._determineBucket !== 'function'
+    typeof kb.root !== 'object'
   )
     return undefined;
   return kb as KBucketInternals;
@@ -68,7 +77,7 @@ export function splitOwnPath(dht: unknown, depth: number): boolean {
   const add = kb._add.bind(kb);
   kb._add = (peer, options) => {
     const local = kb.localPeer?.kadId;
-    const at = kb._determineBucket(peer.kadId).depth ?? 0;
+    const at = leafDepth(kb.root, peer.kadId);
     const own = local !== undefined && samePrefix(peer.kadId, local, at);
     kb.prefixLength = own ? depth : shallow;
     return add(peer, options);
