@@ -22,8 +22,9 @@
  * does. The second table holds what helps find it: connections, peer-store and routing-table
  * entries per node, GC pauses; the third, the longest queues and most abort listeners any node
  * had while the creates / the searches ran. Each child also times a fixed piece of work before
- * and after its searches (bench/machine-speed.ts): when two children's times differ, the
- * machine ran at different speeds for them, and the last column divides the ratio by that.
+ * and after its searches (bench/machine-speed.ts: arithmetic, and reads from memory past the
+ * caches): when two children's times differ, the machine ran at different speeds for them,
+ * and the last column divides the ratio by the ratio of their whole times.
  * --cpu-prof DIR samples the CPU during the searches of each size (DIR/search-<size>.cpuprofile,
  * read with `node bench/cpu-profile.ts`); --alloc-prof DIR samples what the searches allocate,
  * garbage included (DIR/search-<size>.heapprofile, read with `node bench/cpu-profile.ts`, which
@@ -43,7 +44,7 @@ import { MAX_WORKERS, ShardedSwarm, shardedSwarm } from '../sim/shards/swarm.ts'
 import { InProcessSwarm } from '../sim/swarm.ts';
 import type { SimSwarm } from '../sim/swarm-api.ts';
 import { allocationsSampled, profiled } from './cpu-sampling.ts';
-import { machineSpeedMs } from './machine-speed.ts';
+import { type MachineSpeed, machineSpeedMs } from './machine-speed.ts';
 import { removedAtExit } from './removed-at-exit.ts';
 import {
   type Census,
@@ -166,7 +167,7 @@ interface Phase {
   events: Record<string, number>;
   gc: GcTotals;
   /** The machine's speed before and after the phase (searches only): bench/machine-speed.ts. */
-  machineMs?: { before: number; after: number };
+  machineMs?: { before: MachineSpeed; after: MachineSpeed };
 }
 
 interface Row {
@@ -277,13 +278,13 @@ at +0s search users exact concurrency=4
       };
       // Outside the phase's clock: the machine's speed around the searches, to tell a slower
       // machine from a costlier message when two sizes' children are compared.
-      const speed0 = command === 'search' ? machineSpeedMs() : Number.NaN;
+      const speed0 = command === 'search' ? machineSpeedMs() : undefined;
       await (command === PHASE && prof
         ? profiled(join(prof, `${PHASE}-${size}.cpuprofile`), timed)
         : command === PHASE && alloc
           ? allocationsSampled(join(alloc, `${PHASE}-${size}.heapprofile`), timed)
           : timed());
-      const speed1 = command === 'search' ? machineSpeedMs() : Number.NaN;
+      const speed1 = command === 'search' ? machineSpeedMs() : undefined;
       if (command === PHASE && alloc)
         writeFileSync(join(alloc, `${PHASE}-${size}.messages`), `${m1.messages - m0.messages}\n`);
       phases[command] = {
@@ -298,7 +299,7 @@ at +0s search users exact concurrency=4
             .filter(([, v]) => v !== 0),
         ),
         gc: gcDelta(gc.totals(), gc0),
-        ...(command === 'search' ? { machineMs: { before: speed0, after: speed1 } } : {}),
+        ...(speed0 && speed1 ? { machineMs: { before: speed0, after: speed1 } } : {}),
       };
       const s = swarm();
       if (command === 'join') {
@@ -347,15 +348,20 @@ at +0s search users exact concurrency=4
 
 const perMessage = (p: Phase | undefined) =>
   p === undefined || p.messages === 0 ? Number.NaN : p.cpuMs / p.messages;
-/** The fixed work's time around a phase, before and after averaged (NaN if not timed). */
-const machineSpeed = (p: Phase | undefined) =>
-  p?.machineMs === undefined ? Number.NaN : (p.machineMs.before + p.machineMs.after) / 2;
+/** The fixed work's whole time around a phase, before and after averaged (NaN if not timed). */
+const machineSpeed = (p: Phase | undefined) => {
+  const m = p?.machineMs;
+  if (m === undefined) return Number.NaN;
+  return (m.before.cpuMs + m.before.memoryMs + m.after.cpuMs + m.after.memoryMs) / 2;
+};
+const speedCell = (m: MachineSpeed | undefined) =>
+  m === undefined ? '–' : `${m.cpuMs.toFixed(1)} + ${m.memoryMs.toFixed(1)}`;
 const fixed = (x: number | undefined, d: number) =>
   x === undefined || Number.isNaN(x) ? '–' : x.toFixed(d);
 
 function printTables(rows: Row[]): void {
   console.log(
-    '| nodes | peak RSS (MiB) | live heap after join (MiB) | live heap / node (KiB) | join (s) | 50 creates (s) | searches / s | top-1 agreement | lookup hops | messages / search | keys routed / search | CPU ms / message, creates | CPU ms / message, searches | × the smallest size | fixed work (ms), before / after the searches | × the smallest size, at equal machine speed |',
+    '| nodes | peak RSS (MiB) | live heap after join (MiB) | live heap / node (KiB) | join (s) | 50 creates (s) | searches / s | top-1 agreement | lookup hops | messages / search | keys routed / search | CPU ms / message, creates | CPU ms / message, searches | × the smallest size | fixed work (ms: arithmetic + memory reads), before / after the searches | × the smallest size, at equal machine speed |',
   );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   const base = perMessage(rows[0]?.phases.search);
@@ -364,7 +370,7 @@ function printTables(rows: Row[]): void {
     const s = perMessage(x.phases.search);
     const m = x.phases.search?.machineMs;
     console.log(
-      `| ${x.nodes}${x.workers === undefined ? '' : ` (${x.workers} workers)`} | ${x.peakRssMb} | ${fixed(x.liveHeapMb, 0)} | ${fixed((x.liveHeapMb * 1024) / x.nodes, 0)} | ${fixed(x.joinS, 0)} | ${fixed(x.createS, 0)} | ${fixed(x.searchesPerS, 2)} | ${fixed(x.top1, 3)} | ${fixed(x.lookupHops, 2)} | ${fixed(x.messagesPerSearch, 0)} | ${fixed(x.keysRouted, 1)} | ${fixed(perMessage(x.phases.create), 2)} | ${fixed(s, 2)} | ${fixed(s / base, 2)} | ${fixed(m?.before, 1)} / ${fixed(m?.after, 1)} | ${fixed(s / base / (machineSpeed(x.phases.search) / baseSpeed), 2)} |`,
+      `| ${x.nodes}${x.workers === undefined ? '' : ` (${x.workers} workers)`} | ${x.peakRssMb} | ${fixed(x.liveHeapMb, 0)} | ${fixed((x.liveHeapMb * 1024) / x.nodes, 0)} | ${fixed(x.joinS, 0)} | ${fixed(x.createS, 0)} | ${fixed(x.searchesPerS, 2)} | ${fixed(x.top1, 3)} | ${fixed(x.lookupHops, 2)} | ${fixed(x.messagesPerSearch, 0)} | ${fixed(x.keysRouted, 1)} | ${fixed(perMessage(x.phases.create), 2)} | ${fixed(s, 2)} | ${fixed(s / base, 2)} | ${speedCell(m?.before)} / ${speedCell(m?.after)} | ${fixed(s / base / (machineSpeed(x.phases.search) / baseSpeed), 2)} |`,
     );
   }
   console.log('');
