@@ -2,13 +2,13 @@
  * How fast this machine is running right now, for benches that compare the CPU of two child
  * processes run minutes apart: the same fixed work, timed by the wall clock.
  *
- * On this virtual machine two children of one command have differed by 16 % at everything,
- * the parts of the code they share included; a child that times this work before and after
- * its measured phase says whether the machine, not the code, moved between them. Two kinds of
- * work, as a machine can slow down at either: arithmetic on a buffer small enough for the
- * caches, and reads from a buffer far larger than them, each depending on the one before (how
- * long memory takes to answer). Neither allocates while timed, so the size of the heap around
- * them, which is the simulator's own cost, does not reach them.
+ * On this virtual machine two children of one command have differed at everything, the parts
+ * of the code they share included (docs/BENCHMARKS.md); a child that times this work before
+ * and after its measured phase says whether the machine, not the code, moved between them.
+ * Two kinds of work, as a machine can slow down at either: arithmetic on a buffer small enough
+ * for the caches, and reads from a buffer far larger than them, each depending on the one
+ * before (how long memory takes to answer). Neither allocates while timed, so the size of the
+ * heap around them, which is the simulator's own cost, does not reach them.
  */
 
 export interface MachineSpeed {
@@ -22,7 +22,7 @@ const CHAIN_WORDS = 1 << 24; // 64 MiB: past any cache of this machine
 let chain: Uint32Array | undefined;
 
 /**
- * Builds the buffer the memory reads walk (a second of work and 64 MiB, once per process):
+ * Builds the buffer the memory reads walk (64 MiB, and some work, once per process):
  * call it before what is measured, so neither falls in it.
  */
 export function prepareMachineSpeed(): void {
@@ -47,8 +47,8 @@ function readChain(): Uint32Array {
 }
 
 // The wall clock, not the thread's CPU clock: here that clock's readings of one round often
-// came in steps of 4 ms, a tenth of the round. The work is synchronous, and the median of the
-// rounds drops those another thread interrupted.
+// came in coarse steps, a large part of the round. The work is synchronous, and the median of
+// the rounds drops those another thread interrupted.
 function msOf(work: () => number): [number, number] {
   const t0 = performance.now();
   const out = work();
