@@ -306,6 +306,11 @@ async function forgetProtocol(peerStore: PeerStore, peer: PeerId, protocol: stri
   }
 }
 
+/** The own-path depth these DHT options ask for, the setting's default if none. */
+export function ownPathDepthOf(dht: HostOptions['dht']): number {
+  return dht?.ownPathDepth ?? SETTINGS.dht.ownPathDepth.default;
+}
+
 export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   if (o.encryption === 'plaintext' && o.transport !== 'memory') {
     throw new Error('plaintext encryption is only for the in-process memory transport');
@@ -389,7 +394,7 @@ export async function createHost(o: HostOptions): Promise<CidxLibp2p> {
   // The closest-peer tagger's rounds cost nothing while its list stays the same.
   cheapClosestPeerTagging(host.services.profiles);
   cheapClosestPeerTagging(host.services.addresses);
-  const ownPath = o.dht?.ownPathDepth ?? SETTINGS.dht.ownPathDepth.default;
+  const ownPath = ownPathDepthOf(o.dht);
   if (ownPath > 0) {
     // Checked at start (kadInternalsMissing): a node warns if the k-bucket tree was not found.
     splitOwnPath(host.services.profiles, ownPath);

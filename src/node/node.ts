@@ -5,7 +5,7 @@ import type { Inbox, Notification } from '../index/inbox.ts';
 import type { IndexTable } from '../index/index-table.ts';
 import { type ResolvedSwarm, resolveSwarm } from '../index/swarm.ts';
 import { INDEX_PROTOCOL } from '../net/codec.ts';
-import { type CidxLibp2p, createHost } from '../net/libp2p.ts';
+import { type CidxLibp2p, createHost, ownPathDepthOf } from '../net/libp2p.ts';
 import type { Meter, TrafficCounters } from '../net/meter.ts';
 import type { DhtMode, Reachability } from '../net/reachability.ts';
 import { backoffCounts } from '../net/refusal-backoff.ts';
@@ -85,7 +85,7 @@ export class CidxNode extends EventEmitter<NodeEvents> {
   readonly #ctx: NodeContext;
   readonly #bootstrap: string[];
   readonly #simulation: boolean;
-  readonly #ownPathDepth: number | undefined;
+  readonly #ownPathDepth: number;
   readonly #timers: Timers;
   readonly #onIdentify = (evt: CustomEvent<IdentifyResult>) => {
     if (evt.detail.protocols.includes(INDEX_PROTOCOL))
@@ -110,7 +110,8 @@ export class CidxNode extends EventEmitter<NodeEvents> {
     this.meter = parts.meter;
     this.#bootstrap = opts.bootstrap ?? [];
     this.#simulation = opts.simulation === true;
-    this.#ownPathDepth = opts.dht?.ownPathDepth;
+    // The same depth createHost applies, so the start-up check looks for what was wrapped.
+    this.#ownPathDepth = ownPathDepthOf(opts.dht);
     this.#timers = new Timers((msg) => this.emit('warning', msg), opts.scheduler);
     this.#contacts = new ContactsRefresh(this.#ctx, libp2p.services.reachability, {
       settleMs: this.timing.contactsSettleMs,
