@@ -22,13 +22,24 @@
  * tags), late by at most `FRESH_MS`; a timer drops records past it, so an idle node holds
  * none. Records are shared between callers, as libp2p's own code
  * never changes a record it was handed. No option of libp2p does this.
+ *
+ * Beside the records, and past `FRESH_MS`, it keeps one fact of each record a call last read or
+ * wrote: whether its protocols name cidx's (`speaksIndex`). Every hop of a routed read asks it
+ * of a connected peer, and a lookup of each peer it returns; a swarm's larger, the fewer of
+ * those asks fall within `FRESH_MS` of the record's last call, and each other ask was a read of
+ * the store (a lock, a decode) whose objects outlived a young collection. The protocols a
+ * store holds do not age, and the fact is dropped while a write of the peer runs, as a
+ * record is, so it stays what a read of the store would say.
  */
 import type { Peer, PeerId, PeerStore, Tag } from '@libp2p/interface';
+import { INDEX_PROTOCOL } from './codec.ts';
 
 /** How long a record read or written is answered from memory (ms). */
 export const FRESH_MS = 5_000;
 /** Records kept per store, at most: memory stays bounded on thousands of simulated nodes. */
 export const MAX_RECORDS = 256;
+/** Peers whose `Speaks` is kept per store, at most (the ones last read or written). */
+export const MAX_SPEAKS = 256;
 const CACHED = Symbol('cidx.peerCache');
 
 interface Entry {
@@ -74,9 +85,22 @@ function holdsAll(peer: Peer, data: MergeData, filtersAddresses: boolean): boole
   return true;
 }
 
+/**
+ * What a peer's record says of cidx's protocol: named, not named among the others, or no
+ * protocols at all (identify has not told them yet, or the peer is not in the store).
+ */
+export type Speaks = 'yes' | 'no' | 'unknown';
+
+function speaksOf(peer: Peer): Speaks {
+  if (peer.protocols.length === 0) return 'unknown';
+  return peer.protocols.includes(INDEX_PROTOCOL) ? 'yes' : 'no';
+}
+
 /** What a test or a census may ask of the records kept. */
 export interface PeerRecordCache {
   size(): number;
+  /** What the record of the peer's last read or write said, if kept (no write under way). */
+  speaks(peer: PeerId): Speaks | undefined;
 }
 type Schedule = (run: () => void, ms: number) => void;
 const unrefTimer: Schedule = (run, ms) => {
@@ -101,6 +125,7 @@ export function cachePeerRecords(
     (store as unknown as { store?: { addressFilter?: unknown } }).store?.addressFilter != null;
   const entries = new Map<string, Entry>();
   const busy = new Map<string, Busy>();
+  const speaks = new Map<string, Speaks>();
 
   const fresh = (key: string): Entry | undefined => {
     const e = entries.get(key);
@@ -129,6 +154,9 @@ export function cachePeerRecords(
     entries.delete(key);
     entries.set(key, { peer, at: now(), written });
     drop();
+    speaks.delete(key);
+    speaks.set(key, speaksOf(peer));
+    if (speaks.size > MAX_SPEAKS) speaks.delete(speaks.keys().next().value as string);
     if (!sweeping) {
       sweeping = true;
       schedule(sweep, FRESH_MS);
@@ -149,6 +177,7 @@ export function cachePeerRecords(
       b.writes++;
       b.epoch++;
       entries.delete(key);
+      speaks.delete(key);
     }
     const epoch = b.epoch;
     let kept: Peer | undefined;
@@ -192,7 +221,10 @@ export function cachePeerRecords(
   };
   // Own properties of the instance: every holder of the store (libp2p keeps it in several
   // places) calls these, and the store's own methods reach them through `this`.
-  const cache: PeerRecordCache = { size: () => entries.size };
+  const cache: PeerRecordCache = {
+    size: () => entries.size,
+    speaks: (peer) => speaks.get(peer.toString()),
+  };
   Object.assign(store, overrides, { [CACHED]: cache });
   return cache;
 }
@@ -200,4 +232,26 @@ export function cachePeerRecords(
 /** Whether a store answers from the records above. */
 export function cachesPeerRecords(store: PeerStore): boolean {
   return (store as { [CACHED]?: PeerRecordCache })[CACHED] !== undefined;
+}
+
+/**
+ * Whether the peer's record names cidx's protocol: from memory where `cachePeerRecords`
+ * kept it, otherwise read from the store ('unknown' if it holds no record of the peer).
+ */
+export async function speaksIndex(
+  store: { get(peer: PeerId): Promise<Pick<Peer, 'protocols'>> },
+  peer: PeerId,
+): Promise<Speaks> {
+  const kept = (store as { [CACHED]?: PeerRecordCache })[CACHED]?.speaks(peer);
+  if (kept !== undefined) return kept;
+  try {
+    const p = await store.get(peer);
+    return p.protocols.length === 0
+      ? 'unknown'
+      : p.protocols.includes(INDEX_PROTOCOL)
+        ? 'yes'
+        : 'no';
+  } catch {
+    return 'unknown';
+  }
 }

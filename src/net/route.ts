@@ -21,7 +21,6 @@ import { communityAddressKey } from '../keys/rehash.ts';
 import { compareDistance, kadIdOfKey, kadIdOfPeer } from './closest.ts';
 import {
   holdsSomething,
-  INDEX_PROTOCOL,
   type OkResponse,
   type Request,
   type Response,
@@ -29,6 +28,7 @@ import {
   type RouteRequest,
 } from './codec.ts';
 import { routingTableSize } from './kad-internals.ts';
+import { speaksIndex } from './peer-cache.ts';
 import { ok } from './server.ts';
 
 export type RouteDht = 'profiles' | 'addresses';
@@ -264,12 +264,7 @@ export class Router {
   }
 
   async #speaks(peer: PeerId): Promise<boolean> {
-    try {
-      const p = await this.#host.peerStore.get(peer);
-      return p.protocols.length === 0 || p.protocols.includes(INDEX_PROTOCOL);
-    } catch {
-      return true;
-    }
+    return (await speaksIndex(this.#host.peerStore, peer)) !== 'no';
   }
 }
 

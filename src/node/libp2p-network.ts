@@ -4,7 +4,6 @@ import { type IndexClient, RemoteError } from '../net/client.ts';
 import { closestPeers, type LookupStats, type LookupStop } from '../net/closest.ts';
 import {
   holdsSomething,
-  INDEX_PROTOCOL,
   type OkResponse,
   type Request,
   type RoutedRequest,
@@ -14,6 +13,7 @@ import {
 import { dialableAddrs } from '../net/contact-addrs.ts';
 import { deadline } from '../net/deadline.ts';
 import type { CidxLibp2p } from '../net/libp2p.ts';
+import { speaksIndex } from '../net/peer-cache.ts';
 import type { RoundTrips } from '../net/round-trips.ts';
 import { answeredBy, type Router, routeTarget, UNROUTED } from '../net/route.ts';
 import type { IndexServer } from '../net/server.ts';
@@ -192,11 +192,6 @@ export class Libp2pNetwork implements Network {
 
   /** Identify told us the peer's protocols and ours is not among them (e.g. a plain DHT peer). */
   async #knownNotToSpeak(peer: PeerId): Promise<boolean> {
-    try {
-      const p = await this.#libp2p.peerStore.get(peer);
-      return p.protocols.length > 0 && !p.protocols.includes(INDEX_PROTOCOL);
-    } catch {
-      return false;
-    }
+    return (await speaksIndex(this.#libp2p.peerStore, peer)) === 'no';
   }
 }

@@ -8,11 +8,14 @@ import { MemoryDatastore } from 'datastore-core';
 import type { Key } from 'interface-datastore';
 import { TypedEventEmitter } from 'main-event';
 import { describe, expect, it } from 'vitest';
+import { INDEX_PROTOCOL } from '../../src/net/codec.ts';
 import {
   cachePeerRecords,
   cachesPeerRecords,
   FRESH_MS,
   MAX_RECORDS,
+  MAX_SPEAKS,
+  speaksIndex,
 } from '../../src/net/peer-cache.ts';
 
 /** libp2p's own peer store on a datastore that counts its reads and writes. */
@@ -177,6 +180,51 @@ describe('cachePeerRecords', () => {
     expect(datastore.gets).toBe(gets + 1);
   });
 
+  it('says whether a peer speaks cidx from memory past FRESH_MS, and as the store says', async () => {
+    const clock = { t: 1_000_000 };
+    const { s, datastore } = await store(true, clock);
+    const [x, y, z] = [await newPeerId(), await newPeerId(), await newPeerId()];
+    await s.merge(x, { protocols: ['/x/1', INDEX_PROTOCOL] });
+    await s.merge(y, { protocols: ['/x/1'] });
+    await s.merge(z, { multiaddrs: [multiaddr('/memory/z')] });
+    clock.t += 10 * FRESH_MS;
+    const gets = datastore.gets;
+    expect(await speaksIndex(s, x)).toBe('yes');
+    expect(await speaksIndex(s, y)).toBe('no');
+    expect(await speaksIndex(s, z)).toBe('unknown');
+    expect(datastore.gets).toBe(gets);
+    // A peer the store has never held.
+    expect(await speaksIndex(s, await newPeerId())).toBe('unknown');
+    // A write that takes cidx's protocol away is what the next ask sees; one under way is
+    // waited for through the store.
+    await s.patch(x, { protocols: ['/x/1'] });
+    expect(await speaksIndex(s, x)).toBe('no');
+    const writing = s.merge(y, { protocols: [INDEX_PROTOCOL] });
+    const asked = speaksIndex(s, y);
+    await writing;
+    expect(await asked).toBe('yes');
+    await s.delete(y);
+    expect(await speaksIndex(s, y)).toBe('unknown');
+  });
+
+  it(`says it from memory for the ${MAX_SPEAKS} peers last read or written`, async () => {
+    const clock = { t: 1_000_000 };
+    const { s, datastore } = await store(true, clock);
+    const ids: PeerId[] = [];
+    for (let i = 0; i <= MAX_SPEAKS; i++) {
+      const id = await newPeerId();
+      ids.push(id);
+      await s.merge(id, { protocols: [INDEX_PROTOCOL] });
+    }
+    clock.t += 10 * FRESH_MS;
+    const gets = datastore.gets;
+    expect(await speaksIndex(s, ids[MAX_SPEAKS] as PeerId)).toBe('yes');
+    expect(await speaksIndex(s, ids[1] as PeerId)).toBe('yes');
+    expect(datastore.gets).toBe(gets);
+    expect(await speaksIndex(s, ids[0] as PeerId)).toBe('yes');
+    expect(datastore.gets).toBe(gets + 1);
+  });
+
   it('gives every caller what the plain store gives, over a random run of calls', async () => {
     const clock = { t: 1_000_000 };
     const plain = await store(false, clock);
@@ -188,7 +236,7 @@ describe('cachePeerRecords', () => {
       return Math.floor((seed / 2 ** 31) * n);
     };
     const addrs = ['/memory/a', '/memory/b', '/memory/c'];
-    const protocols = ['/x/1', '/y/1', '/z/1'];
+    const protocols = ['/x/1', INDEX_PROTOCOL, '/z/1'];
     const both = async <T>(f: (s: PeerStore) => Promise<T>) => {
       const results = await Promise.allSettled([f(plain.s), f(cached.s)]);
       const [a, b] = results.map((r) =>
@@ -213,6 +261,7 @@ describe('cachePeerRecords', () => {
       else if (op === 3) await both((s) => s.merge(id, { tags: { k: { value: which } } }));
       else if (op === 4) await both((s) => s.patch(id, { protocols: [protocol] }));
       else if (op === 5 && which === 0) await both((s) => s.delete(id));
+      else if (op === 5) await both((s) => speaksIndex(s, id));
       else await both((s) => s.getInfo(id).then((i) => ({ addrs: i.multiaddrs.map(String) })));
     }
     expect(cached.updates).toEqual(plain.updates);
