@@ -2,7 +2,8 @@
  * Samples one phase of a bench with node:inspector: the CPU (the same sampler as
  * `node --cpu-prof`; a .cpuprofile that Chrome DevTools or `node bench/cpu-profile.ts` reads),
  * or every allocation (V8's sampling heap profiler, objects collected since counted too; a
- * .heapprofile that DevTools or `node bench/cpu-profile.ts` reads).
+ * .heapprofile that DevTools or `node bench/cpu-profile.ts` reads), or only the allocations
+ * that outlived a scavenge.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -45,18 +46,24 @@ const ALLOCATION_SAMPLING_BYTES = 64 * 1024;
 
 /**
  * Where a phase allocates: garbage, not what stays live, is what a collector pays for, so the
- * objects minor and major GCs collected during the phase are kept in the profile.
+ * objects minor and major GCs collected during the phase are kept in the profile. With
+ * `survivors`, only what outlived a scavenge (or was still live when sampling stopped) is
+ * kept: what the scavenger copied, and so what its pauses grow with.
  */
-export function allocationsSampled(out: string, run: () => Promise<void>): Promise<void> {
+export function allocationsSampled(
+  out: string,
+  run: () => Promise<void>,
+  survivors = false,
+): Promise<void> {
   return sampled(
     out,
-    'allocation profile',
+    survivors ? 'survivor profile' : 'allocation profile',
     async (session) => {
       await session.post('HeapProfiler.enable');
       await session.post('HeapProfiler.startSampling', {
         samplingInterval: ALLOCATION_SAMPLING_BYTES,
         includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
+        includeObjectsCollectedByMinorGC: !survivors,
       });
     },
     async (session) => (await session.post('HeapProfiler.stopSampling')).profile,

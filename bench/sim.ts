@@ -28,7 +28,8 @@
  * --cpu-prof DIR samples the CPU during the searches of each size (DIR/search-<size>.cpuprofile,
  * read with `node bench/cpu-profile.ts`); --alloc-prof DIR samples what the searches allocate,
  * garbage included (DIR/search-<size>.heapprofile, read with `node bench/cpu-profile.ts`, which
- * divides by the messages in DIR/search-<size>.messages); --heap-snapshot DIR writes DIR/join-<size>.heapsnapshot
+ * divides by the messages in DIR/search-<size>.messages); --survivor-prof DIR the same, keeping
+ * only what outlived a scavenge; --heap-snapshot DIR writes DIR/join-<size>.heapsnapshot
  * after the join (small sizes only: a snapshot needs several times the live heap).
  */
 import { spawnSync } from 'node:child_process';
@@ -66,6 +67,8 @@ message).
 Options:
   --cpu-prof DIR       CPU profile of each size's searches: DIR/search-SIZE.cpuprofile
   --alloc-prof DIR     allocation profile of each size's searches: DIR/search-SIZE.heapprofile
+  --survivor-prof DIR  the same, keeping only what outlived a scavenge (what the young
+                       generation's collector copies): DIR/search-SIZE.heapprofile
   --prof-phase PHASE   profile the join, the creates or the searches (join, create, search;
                        default search): DIR/PHASE-SIZE.cpuprofile / .heapprofile
   --heap-snapshot DIR  heap snapshot after each size's join (small sizes only)
@@ -76,6 +79,7 @@ Options:
                        N searches per node at every size, instead of one count for all: each
                        node's first search opens connections its later ones reuse, so with one
                        count a small swarm's nodes search more often than a large one's
+                       (a fraction from 0.01 on: 0.1 is one search per ten nodes, rounded)
   --timing "K=V ..."   keys added to the scenario's timing statement, e.g. "optimistic=no"
   --params "K=V ..."   a params statement for the scenario, e.g. "maxConnections=600"
   -h, --help           this text
@@ -100,6 +104,7 @@ const { values, positionals } = (() => {
         size: { type: 'string' },
         'cpu-prof': { type: 'string' },
         'alloc-prof': { type: 'string' },
+        'survivor-prof': { type: 'string' },
         'heap-snapshot': { type: 'string' },
         'prof-phase': { type: 'string', default: 'search' },
         workers: { type: 'string' },
@@ -123,6 +128,8 @@ for (const [i, n] of SIZES.entries()) {
   if (!(Number.isInteger(n) && n >= 1))
     usageError(`size "${positionals[i]}": a whole number of nodes, 1 or more`);
 }
+if (values['alloc-prof'] !== undefined && values['survivor-prof'] !== undefined)
+  usageError('--alloc-prof and --survivor-prof: one or the other');
 if (values.searches !== undefined && values['searches-per-node'] !== undefined)
   usageError('--searches and --searches-per-node: one or the other');
 const SEARCHES = Number(values.searches ?? 50);
@@ -130,10 +137,11 @@ if (!(Number.isInteger(SEARCHES) && SEARCHES >= 1 && SEARCHES <= 100_000))
   usageError(`--searches "${values.searches}": a whole number from 1 to 100000`);
 const PER_NODE =
   values['searches-per-node'] === undefined ? undefined : Number(values['searches-per-node']);
-if (PER_NODE !== undefined && !(Number.isInteger(PER_NODE) && PER_NODE >= 1 && PER_NODE <= 100))
-  usageError(`--searches-per-node "${values['searches-per-node']}": a whole number from 1 to 100`);
+if (PER_NODE !== undefined && !(PER_NODE >= 0.01 && PER_NODE <= 100))
+  usageError(`--searches-per-node "${values['searches-per-node']}": a number from 0.01 to 100`);
 /** The searches a size makes. */
-const searchesAt = (size: number) => (PER_NODE === undefined ? SEARCHES : PER_NODE * size);
+const searchesAt = (size: number) =>
+  PER_NODE === undefined ? SEARCHES : Math.max(1, Math.round(PER_NODE * size));
 const PHASE = values['prof-phase'];
 if (!['join', 'create', 'search'].includes(PHASE))
   usageError(`--prof-phase "${PHASE}": join, create or search`);
@@ -257,7 +265,8 @@ at +0s search users exact concurrency=4
       const m0 = await wire(anySwarm());
       const gc0 = gc.totals();
       const prof = values['cpu-prof'];
-      const alloc = values['alloc-prof'];
+      const survivors = values['survivor-prof'] !== undefined;
+      const alloc = values['alloc-prof'] ?? values['survivor-prof'];
       const s0 = swarm();
       const sampling = s0 && command !== 'join' ? sampleInternals(s0) : undefined;
       // CPU is read from when the command starts to when it ends: a profiler starting before it
@@ -288,7 +297,7 @@ at +0s search users exact concurrency=4
       await (command === PHASE && prof
         ? profiled(join(prof, `${PHASE}-${size}.cpuprofile`), timed)
         : command === PHASE && alloc
-          ? allocationsSampled(join(alloc, `${PHASE}-${size}.heapprofile`), timed)
+          ? allocationsSampled(join(alloc, `${PHASE}-${size}.heapprofile`), timed, survivors)
           : timed());
       const speed1 = command === 'search' ? machineSpeedMs() : undefined;
       if (command === PHASE && alloc)
@@ -466,6 +475,7 @@ if (values.size !== undefined) {
         String(size),
         ...(values['cpu-prof'] ? ['--cpu-prof', values['cpu-prof']] : []),
         ...(values['alloc-prof'] ? ['--alloc-prof', values['alloc-prof']] : []),
+        ...(values['survivor-prof'] ? ['--survivor-prof', values['survivor-prof']] : []),
         ...(values['heap-snapshot'] ? ['--heap-snapshot', values['heap-snapshot']] : []),
         '--prof-phase',
         PHASE,
