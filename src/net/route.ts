@@ -169,8 +169,8 @@ export class Router {
    */
   async handle(from: PeerId, req: RouteRequest): Promise<Response> {
     const { dht, key } = routeTarget(req.req);
-    if (this.holds(dht, key)) return this.answer(from, req.req);
     const hops = Math.min(req.hops, this.#opts.maxHops);
+    if (this.holds(dht, key)) return this.answer(from, req.req, hops);
     const next = hops > 0 ? await this.next(key, (p) => p.equals(from)) : undefined;
     if (next === undefined) return unrouted();
     try {
@@ -182,7 +182,9 @@ export class Router {
 
   /**
    * A read this node holds the key of, answered here at once, and named as this node's (`by`).
-   * A read it holds nothing for goes on as a lookup's does after an empty answer: under churn
+   * A community's entry it lacks goes on first, `hops` allowing, to its connected peer closest
+   * to the key, if closer than itself (`onward`). A read it holds nothing for goes on then as a
+   * lookup's does after an empty answer: under churn
    * this node may have just become a replica, so the key's other replicas as its table has
    * them — its own neighbours, most often connected — are asked at once (a query with a probe,
    * the key alone, as many keys hold nothing; an AddressesDHT read as it is, an empty one being
@@ -191,13 +193,17 @@ export class Router {
    * replicas' versions (a round trip more for every search): a node that stores a new version
    * or tombstone hands it on to them instead (`spread`).
    */
-  async answer(from: PeerId, req: RoutedRequest): Promise<Response> {
+  async answer(from: PeerId, req: RoutedRequest, hops = 0): Promise<Response> {
     const self = this.#host.peerId;
     const res = await this.#opts.answer(from, req);
     if (!res.ok) return res;
     const mine = { ...res, by: self.toString() };
     if (holdsSomething(res)) return mine;
     const { dht, key } = routeTarget(req);
+    if (req.t === 'contacts-get' && hops > 0) {
+      const further = await this.#onward(from, req, key, hops);
+      if (further !== undefined) return further;
+    }
     const others = this.#neighbours(dht, key, this.#opts.replicas, from);
     const ask: Request =
       req.t === 'query' ? { v: req.v, swarm: req.swarm, t: 'probe', key: req.key } : req;
@@ -218,6 +224,39 @@ export class Router {
       return { ...held, by: first.peer.toString() };
     } catch {
       return mine;
+    }
+  }
+
+  /**
+   * A community's entry that a replica by its table lacks: its table keeps a few of the peers
+   * around its own id (6 bits deep, 4 a bucket), so past a few hundred nodes the key's closer
+   * peers are often missing from it, and the entry was stored with them. Its connections know
+   * more of its neighbours than its table does (its join's lookup of its own id met them), and
+   * a community's entry is nearly always held somewhere, so the read goes on to the connected
+   * peer closest to the key, if closer than this node: its answer stands, whoever gives it, if
+   * it is not `unrouted`. Every forward gets strictly closer to the key, as a route's do. Only
+   * AddressesDHT reads: many query keys hold nothing, and there the closer peer's empty answer
+   * would cost a forward for nothing.
+   */
+  async #onward(
+    from: PeerId,
+    req: RoutedRequest,
+    key: Uint8Array,
+    hops: number,
+  ): Promise<Response | undefined> {
+    const next = await this.next(key, (p) => p.equals(from));
+    if (next === undefined) return undefined;
+    try {
+      const res = await this.#opts.send(next, {
+        v: req.v,
+        swarm: req.swarm,
+        t: 'route',
+        hops: hops - 1,
+        req,
+      });
+      return res.outcome === UNROUTED ? undefined : res;
+    } catch {
+      return undefined;
     }
   }
 

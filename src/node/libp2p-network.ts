@@ -137,7 +137,7 @@ export class Libp2pNetwork implements Network {
     const { dht, key } = routeTarget(req);
     const self = this.#libp2p.peerId;
     if (router.holds(dht, key)) {
-      const res = await router.answer(self, req).catch(() => undefined);
+      const res = await router.answer(self, req, router.maxHops).catch(() => undefined);
       if (res?.ok !== true || res.outcome === UNROUTED) return { via: self };
       const by = answeredBy(res) ?? self;
       // Nothing here nor at the replicas this node's table has: its claim to be one rests on

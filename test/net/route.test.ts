@@ -167,6 +167,88 @@ describe('the router', () => {
     expect(silent).toEqual(ok({ outcome: UNROUTED }));
   });
 
+  it("takes a community's entry it lacks on to a closer connected peer before asking its table's replicas", async () => {
+    const id = 'c'.repeat(64);
+    const all = sortByDistance(
+      await Promise.all([1, 2, 3, 4, 5].map(peer)),
+      communityAddressKey(id),
+    );
+    const [p0, p1, p2, p3, p4] = all as [PeerId, PeerId, PeerId, PeerId, PeerId];
+    const rec = { p: new Uint8Array([1]), o: new Uint8Array([2]), s: new Uint8Array([3]) };
+    const get = { v: WIRE_VERSION, swarm, t: 'contacts-get', id } as const;
+    const sent: { to: PeerId; t: string; hops?: number }[] = [];
+    // p2 is a replica of two by its table (p3, p4: both farther from the key), holds nothing,
+    // and is connected to `connected`; `theirs` is what a peer sent anything answers.
+    const at = (connected: PeerId[], theirs: (to: PeerId, t: string) => object) =>
+      new Router(host(p2, connected, [p3, p4]), {
+        replicas: 2,
+        maxHops: 4,
+        fullTable: 2,
+        send: async (to, req) => {
+          sent.push({ to, t: req.t, ...(req.t === 'route' ? { hops: req.hops } : {}) });
+          return { ...ok(), ...theirs(to, req.t) } as never;
+        },
+        answer: async () => ok(),
+      });
+    const routed = (req: RouteRequest['req'], hops: number): RouteRequest => ({
+      v: WIRE_VERSION,
+      swarm,
+      t: 'route',
+      hops,
+      req,
+    });
+    // p0, connected and closer, holds it: its answer, as routed on with a hop less; the
+    // table's replicas are not asked.
+    const found = await at([p4, p0], (to) =>
+      to.equals(p0) ? { rec, by: p0.toString() } : {},
+    ).handle(p1, routed(get, 3));
+    expect(found).toMatchObject({ rec, by: p0.toString() });
+    expect(sent).toEqual([{ to: p0, t: 'route', hops: 2 }]);
+    // Its empty answer stands too: p0 is closer to the key, and asked its own neighbours.
+    sent.length = 0;
+    const empty = await at([p0], () => ({ by: p0.toString() })).handle(p1, routed(get, 3));
+    expect(empty).toMatchObject({ ok: true, by: p0.toString() });
+    expect(sent).toEqual([{ to: p0, t: 'route', hops: 2 }]);
+    // p0 ends it unrouted, or fails: the table's replicas are asked, as without it.
+    for (const theirs of [
+      (to: PeerId) => (to.equals(p0) ? { outcome: UNROUTED } : { rec }),
+      (to: PeerId) => {
+        if (to.equals(p0)) throw new Error('gone');
+        return { rec };
+      },
+    ]) {
+      sent.length = 0;
+      const res = await at([p0], theirs).handle(p1, routed(get, 3));
+      expect(res).toMatchObject({ rec });
+      expect(sent.map((x) => `${x.to} ${x.t}`)).toEqual([
+        `${p0} route`,
+        `${p3} contacts-get`,
+        `${p4} contacts-get`,
+      ]);
+    }
+    // No hops left, no connected peer closer than p2 (nor its sender), or a query's key: the
+    // table's replicas only.
+    const query: RouteRequest['req'] = {
+      v: WIRE_VERSION,
+      swarm,
+      t: 'query',
+      key: communityAddressKey(id),
+      profile: { w: [['a', 1]] },
+      k: 3,
+    };
+    const cases: [PeerId[], RouteRequest['req'], number, PeerId][] = [
+      [[p0], get, 0, p1],
+      [[p3, p4], get, 3, p1],
+      [[p0], get, 3, p0],
+      [[p0], query, 3, p1],
+    ];
+    for (const [connected, req, hops, from] of cases) {
+      sent.length = 0;
+      await at(connected, () => ({})).handle(from, routed(req, hops));
+      expect(sent.some((x) => x.t === 'route')).toBe(false);
+    }
+  });
+
   it("hands a community's entry on to the replicas its table has, twice as many where it is one", async () => {
     const id = 'b'.repeat(64);
     const all = sortByDistance(
