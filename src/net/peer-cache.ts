@@ -91,7 +91,7 @@ function holdsAll(peer: Peer, data: MergeData, filtersAddresses: boolean): boole
  */
 export type Speaks = 'yes' | 'no' | 'unknown';
 
-function speaksOf(peer: Peer): Speaks {
+function speaksOf(peer: Pick<Peer, 'protocols'>): Speaks {
   if (peer.protocols.length === 0) return 'unknown';
   return peer.protocols.includes(INDEX_PROTOCOL) ? 'yes' : 'no';
 }
@@ -245,12 +245,7 @@ export async function speaksIndex(
   const kept = (store as { [CACHED]?: PeerRecordCache })[CACHED]?.speaks(peer);
   if (kept !== undefined) return kept;
   try {
-    const p = await store.get(peer);
-    return p.protocols.length === 0
-      ? 'unknown'
-      : p.protocols.includes(INDEX_PROTOCOL)
-        ? 'yes'
-        : 'no';
+    return speaksOf(await store.get(peer));
   } catch {
     return 'unknown';
   }
