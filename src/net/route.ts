@@ -171,6 +171,15 @@ export class Router {
     const { dht, key } = routeTarget(req.req);
     const hops = Math.min(req.hops, this.#opts.maxHops);
     if (this.holds(dht, key)) return this.answer(from, req.req, hops);
+    return this.#handOn(from, req, key, hops);
+  }
+
+  /**
+   * A route handed on to the connected peer closest to the key, closer than this node and not
+   * its sender, with one hop less; `unrouted` if no hops are left, no such peer is connected, or
+   * the next hop fails.
+   */
+  async #handOn(from: PeerId, req: RouteRequest, key: Uint8Array, hops: number): Promise<Response> {
     const next = hops > 0 ? await this.next(key, (p) => p.equals(from)) : undefined;
     if (next === undefined) return unrouted();
     try {
@@ -244,20 +253,9 @@ export class Router {
     key: Uint8Array,
     hops: number,
   ): Promise<Response | undefined> {
-    const next = await this.next(key, (p) => p.equals(from));
-    if (next === undefined) return undefined;
-    try {
-      const res = await this.#opts.send(next, {
-        v: req.v,
-        swarm: req.swarm,
-        t: 'route',
-        hops: hops - 1,
-        req,
-      });
-      return res.outcome === UNROUTED ? undefined : res;
-    } catch {
-      return undefined;
-    }
+    const route: RouteRequest = { v: req.v, swarm: req.swarm, t: 'route', hops, req };
+    const res = await this.#handOn(from, route, key, hops);
+    return res.ok && res.outcome === UNROUTED ? undefined : res;
   }
 
   /**

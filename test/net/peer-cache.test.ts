@@ -53,6 +53,17 @@ async function store(cached: boolean, clock: { t: number }) {
   return { s, datastore, updates };
 }
 
+/** `count` new peers merged into the store one after the other, each speaking `protocol`. */
+async function merged(s: PeerStore, count: number, protocol: string): Promise<PeerId[]> {
+  const ids: PeerId[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = await newPeerId();
+    ids.push(id);
+    await s.merge(id, { protocols: [protocol] });
+  }
+  return ids;
+}
+
 /** What a caller sees of a record: compared between a cached and a plain store. */
 function seen(p: Peer) {
   return {
@@ -167,12 +178,7 @@ describe('cachePeerRecords', () => {
   it(`keeps at most ${MAX_RECORDS} records`, async () => {
     const clock = { t: 1_000_000 };
     const { s, datastore } = await store(true, clock);
-    const ids: PeerId[] = [];
-    for (let i = 0; i <= MAX_RECORDS; i++) {
-      const id = await newPeerId();
-      ids.push(id);
-      await s.merge(id, { protocols: ['/x/1'] });
-    }
+    const ids = await merged(s, MAX_RECORDS + 1, '/x/1');
     const gets = datastore.gets;
     await s.get(ids[MAX_RECORDS] as PeerId);
     expect(datastore.gets).toBe(gets);
@@ -210,12 +216,7 @@ describe('cachePeerRecords', () => {
   it(`says it from memory for the ${MAX_SPEAKS} peers last read or written`, async () => {
     const clock = { t: 1_000_000 };
     const { s, datastore } = await store(true, clock);
-    const ids: PeerId[] = [];
-    for (let i = 0; i <= MAX_SPEAKS; i++) {
-      const id = await newPeerId();
-      ids.push(id);
-      await s.merge(id, { protocols: [INDEX_PROTOCOL] });
-    }
+    const ids = await merged(s, MAX_SPEAKS + 1, INDEX_PROTOCOL);
     clock.t += 10 * FRESH_MS;
     const gets = datastore.gets;
     expect(await speaksIndex(s, ids[MAX_SPEAKS] as PeerId)).toBe('yes');
