@@ -11,6 +11,7 @@
  * rate); opening a connection costs one round trip; partitions. What it does not: loss,
  * congestion control beyond the uplink queue, downlink limits, a kernel's buffers.
  */
+import type { Multiaddr } from '@multiformats/multiaddr';
 import { percentile } from '../metrics.ts';
 import { Rng } from '../random.ts';
 import {
@@ -58,6 +59,11 @@ export interface Endpoint {
   readonly member: Member;
   /** The listening node's peer id (for the dialer's remote address). */
   readonly peerId: string;
+  /**
+   * `/memory/<name>/p2p/<peer id>`, as a dialler's end names the listener: one object for every
+   * connection to it (a multiaddr is immutable), not one per connection.
+   */
+  readonly dialAddr: Multiaddr;
   accept(conn: SimConnection): void;
 }
 

@@ -28,6 +28,8 @@ import {
 } from '@libp2p/interface';
 import { AbstractMultiaddrConnection } from '@libp2p/utils';
 import { CODE_MEMORY, CODE_P2P, type Multiaddr, multiaddr } from '@multiformats/multiaddr';
+import type { EventHandler } from 'main-event';
+import { LightListeners, type ListenOptions } from './light-listeners.ts';
 import type { Member } from './member.ts';
 import { CLOSE, DATA, type Endpoint, type Kind, type NetworkModel, RESET } from './model.ts';
 
@@ -64,6 +66,11 @@ export class SimConnection extends AbstractMultiaddrConnection implements PeerEn
   readonly instant: boolean;
   /** Due time of the last thing this end sent: later chunks never arrive before it. */
   lastDue = 0;
+  /**
+   * The listeners (light-listeners.ts), made by the first one added: the base classes'
+   * constructors add theirs before this class's fields exist, so no initialiser here.
+   */
+  declare private listeners: LightListeners | undefined;
 
   constructor(
     net: NetworkModel,
@@ -76,6 +83,36 @@ export class SimConnection extends AbstractMultiaddrConnection implements PeerEn
     this.local = local;
     this.delayMs = delayMs;
     this.instant = delayMs === 0 && local.uplinkBps === Number.POSITIVE_INFINITY;
+  }
+
+  override addEventListener(
+    type: string,
+    // biome-ignore lint/suspicious/noExplicitAny: as the base class, every event type's listener
+    listener: EventHandler<any> | null,
+    options?: boolean | ListenOptions,
+  ): void {
+    this.listeners ??= new LightListeners();
+    this.listeners.add(type, listener, options);
+    // As the base class does: data that arrived before its first reader is handed on.
+    if (type === 'message' && this.readBuffer.byteLength > 0)
+      queueMicrotask(() => this.dispatchReadBuffer());
+  }
+
+  override removeEventListener(
+    type: string,
+    // biome-ignore lint/suspicious/noExplicitAny: as the base class, every event type's listener
+    listener?: EventHandler<any> | null,
+    options?: boolean | ListenOptions,
+  ): void {
+    this.listeners?.remove(type, listener, options);
+  }
+
+  override listenerCount(type: string): number {
+    return this.listeners?.count(type) ?? 0;
+  }
+
+  override dispatchEvent(event: Event): boolean {
+    return this.listeners?.dispatch(this, event) ?? !event.defaultPrevented;
   }
 
   sendData(data: Chunk): { sentBytes: number; canSendMore: boolean } {
@@ -117,6 +154,7 @@ class SimListener extends TypedEventEmitter<ListenerEvents> implements Listener,
   readonly #upgrader: Upgrader;
   readonly #shutdown = new AbortController();
   #addr: string | undefined;
+  #dialAddr: Multiaddr | undefined;
 
   constructor(transport: SimTransport, upgrader: Upgrader) {
     super();
@@ -132,11 +170,18 @@ class SimListener extends TypedEventEmitter<ListenerEvents> implements Listener,
     return this.#transport.peerId;
   }
 
+  get dialAddr(): Multiaddr {
+    if (this.#addr === undefined) throw new Error('not listening');
+    this.#dialAddr ??= multiaddr(`${this.#addr}/p2p/${this.peerId}`);
+    return this.#dialAddr;
+  }
+
   async listen(ma: Multiaddr): Promise<void> {
     const addr = memoryAddr(ma);
     if (addr === '' || addr === '/memory/') throw new Error(`listen on /memory/<name>, not ${ma}`);
     this.#transport.net.listen(addr, this);
     this.#addr = addr;
+    this.#dialAddr = undefined;
     queueMicrotask(() => this.safeDispatchEvent('listening'));
   }
 
@@ -209,7 +254,7 @@ export class SimTransport implements Transport {
     }
     const id = connectionIds++;
     const dialer = new SimConnection(this.net, from, there, {
-      remoteAddr: multiaddr(`${addr}/p2p/${listener.peerId}`),
+      remoteAddr: listener.dialAddr,
       direction: 'outbound',
       log: this.#log.newScope(`connection:${id}`),
     });
