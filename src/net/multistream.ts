@@ -105,7 +105,6 @@ export function takeEcho(
   onError: (err: Error) => void,
   onDone?: () => void,
 ): void {
-  const own = Object.hasOwn(conn, 'onData');
   const prev = conn.onData;
   const onData = prev.bind(conn);
   const buf = new Uint8ArrayList();
@@ -113,8 +112,8 @@ export function takeEcho(
     buf.append(data);
     const read = echoSoFar(buf, protocol);
     if (read === undefined) return;
-    if (own) conn.onData = prev;
-    else delete (conn as Partial<Receiver>).onData;
+    // Put back, not deleted: see negotiateLazily (lazy-upgrade.ts).
+    conn.onData = prev;
     onDone?.();
     if ('error' in read) {
       onError(read.error);

@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { Uint8ArrayList } from 'uint8arraylist';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimNetwork } from '../../sim/network/network.ts';
@@ -88,6 +89,24 @@ describe('a connection that proposes lazily', () => {
       // Nothing answered, nothing taken off.
       expect(c.read.map(text)).toEqual([text(proposal('/plaintext/2.0.0'))]);
     }
+  });
+
+  it("leaves the connection's object as fast as it was once done looking", () => {
+    // V8 keeps an object whose property V8 did not add last is deleted as a dictionary: larger,
+    // and slower to read, for the rest of the connection's life.
+    setFlagsFromString('--allow-natives-syntax');
+    const fast = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
+    const c = new FakeConnection();
+    expect(fast(c)).toBe(true);
+    negotiateLazily(c, lazy);
+    c.send(proposal('/plaintext/2.0.0'));
+    c.send(proposal('/yamux/1.0.0'));
+    c.onData(bytes(proposal('/plaintext/2.0.0'), proposal('/yamux/1.0.0')));
+    for (let i = 0; i < 8; i++) c.send(Uint8Array.from([i]));
+    expect(fast(c)).toBe(true);
+    // Sends and reads go to the class's own methods again.
+    expect(c.send).toBe(FakeConnection.prototype.send);
+    expect(c.onData).toBe(FakeConnection.prototype.onData);
   });
 
   it('waits for the echo of a proposal made while another is still to come', () => {
