@@ -1,9 +1,13 @@
 /**
- * The peer-store record of every connected peer, as libp2p last wrote it or as a read that no
- * write raced returned it; forgotten when the peer disconnects. Two parts answer from it what
- * libp2p would otherwise read or write per connection and per stream: the connection pruner's
- * tags (connection-manager.ts) and the protocols a stream merges (stream-protocols.ts). One
- * copy per host, so a node holds one record per connected peer, not one per part.
+ * The protocols and tags of every connected peer's peer-store record, as libp2p last wrote it or
+ * as a read that no write raced returned it; forgotten when the peer disconnects. Two parts
+ * answer from it what libp2p would otherwise read or write per connection and per stream: the
+ * connection pruner's tags (connection-manager.ts) and the protocols a stream merges
+ * (stream-protocols.ts). One copy per host, so a node holds one per connected peer, not one per
+ * part; and only what those parts read: a whole record (addresses, metadata, the signed peer
+ * record) is many times the size of those two fields, and the peers of a swarm name the same
+ * protocols, which records share as one list (docs/BENCHMARKS.md, "What a simulated node
+ * holds").
  *
  * A record is replaced by every `peer:update` libp2p dispatches as it writes one (the record
  * now). A call's answer is kept only if no update of that peer was dispatched while it ran (it
@@ -14,9 +18,32 @@ import type { Peer, PeerId } from '@libp2p/interface';
 import type { Libp2p } from 'libp2p';
 
 export interface ConnectedRecord {
-  peer: Peer;
+  /** The record's protocols: one frozen list for all records that name the same ones. */
+  readonly protocols: readonly string[];
+  readonly tags: Peer['tags'];
   /** When libp2p last wrote the record (ms), where that is known: absent if it was read. */
-  writtenAt?: number;
+  readonly writtenAt?: number;
+}
+
+/** Lists of protocols records share; past the bound a record keeps a list of its own. */
+const SHARED_LISTS = 256;
+const lists = new Map<string, readonly string[]>();
+
+/** The one frozen list of these protocols, in this order. */
+export function sharedProtocols(protocols: readonly string[]): readonly string[] {
+  const key = protocols.join('\n');
+  const known = lists.get(key);
+  if (known !== undefined) return known;
+  const list = Object.freeze([...protocols]);
+  if (lists.size < SHARED_LISTS) lists.set(key, list);
+  return list;
+}
+
+function kept(peer: Peer, writtenAt: number | undefined): ConnectedRecord {
+  const protocols = sharedProtocols(peer.protocols);
+  return writtenAt === undefined
+    ? { protocols, tags: peer.tags }
+    : { protocols, tags: peer.tags, writtenAt };
 }
 
 type Host = Pick<Libp2p, 'getConnections' | 'addEventListener'>;
@@ -38,12 +65,12 @@ export class ConnectedRecords {
       for (const call of this.#calls.get(key) ?? []) call.raced = true;
       // A peer with a record is connected (records go at disconnect): no list to look up.
       if (this.#records.has(key) || this.#connected(peer.id))
-        this.#records.set(key, { peer, writtenAt: this.now() });
+        this.#records.set(key, kept(peer, this.now()));
     });
     host.addEventListener('peer:disconnect', (e) => this.#records.delete(e.detail.toString()));
   }
 
-  /** The connected peer's record, if known. */
+  /** The connected peer's protocols and tags, if known. */
   get(peerId: PeerId): ConnectedRecord | undefined {
     return this.#records.get(peerId.toString());
   }
@@ -69,7 +96,7 @@ export class ConnectedRecords {
       const peer = await call();
       if (!mark.raced && this.#connected(peerId)) {
         const writtenAt = wrote ? this.now() : this.#records.get(key)?.writtenAt;
-        this.#records.set(key, writtenAt === undefined ? { peer } : { peer, writtenAt });
+        this.#records.set(key, kept(peer, writtenAt));
       }
       return peer;
     } finally {

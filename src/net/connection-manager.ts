@@ -85,7 +85,7 @@ function prunerReadsTagsOnly(host: Libp2p, cm: ManagerInsides): void {
   const records = connectedRecords(host);
   const get = async (peerId: PeerId) => {
     const known = records.get(peerId);
-    if (known !== undefined) return { tags: unexpired(known.peer.tags as StoredTags) };
+    if (known !== undefined) return { tags: unexpired(known.tags as StoredTags) };
     return records.through(peerId, false, () => real(peerId));
   };
   pruner.peerStore = Object.assign({ get }, { [TAGS_ONLY]: true }) as unknown as Pick<

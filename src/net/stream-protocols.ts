@@ -6,8 +6,10 @@
  * the two merges were over a third of what a request and its answer allocate.
  *
  * The connections are handed a peer store whose `merge` of one protocol the record is known to
- * hold, for a connected peer, returns that record without writing: known from the record libp2p
- * last wrote for it (connected-records.ts, shared with the connection pruner). Such a merge
+ * hold, for a connected peer, returns without writing: known from the record libp2p last wrote
+ * for it (connected-records.ts, shared with the connection pruner). What it then returns is the
+ * record's protocols and tags, all that is kept of it: libp2p's connections await a stream's
+ * merge for the write alone and never read its answer. Such a merge
  * still goes through once every `REWRITE_MS`, so the record's last-update time, by which the
  * peer store expires records after hours, stays fresh. Every other call goes to the real peer
  * store. No option of libp2p does this.
@@ -53,8 +55,8 @@ export function streamsSkipKnownProtocols(host: Libp2p): void {
       const r = records.get(peerId);
       return r?.writtenAt !== undefined &&
         records.now() - r.writtenAt < REWRITE_MS &&
-        r.peer.protocols.includes(protocol)
-        ? r.peer
+        r.protocols.includes(protocol)
+        ? ({ id: peerId, protocols: r.protocols, tags: r.tags } as unknown as Peer)
         : undefined;
     };
     const held = holding();

@@ -3,7 +3,11 @@ import type { Peer, PeerId } from '@libp2p/interface';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import type { Libp2p } from 'libp2p';
 import { describe, expect, it } from 'vitest';
-import { ConnectedRecords, connectedRecords } from '../../src/net/connected-records.ts';
+import {
+  ConnectedRecords,
+  connectedRecords,
+  sharedProtocols,
+} from '../../src/net/connected-records.ts';
 
 const newPeerId = async () => peerIdFromPrivateKey(await generateKeyPair('Ed25519'));
 const record = (id: PeerId, protocols: string[] = []): Peer => ({
@@ -40,12 +44,12 @@ describe("connected peers' records", () => {
     host.connected.add(a.toString());
     host.update(record(a, ['/x']));
     host.update(record(b, ['/x'])); // not connected: not kept
-    expect(records.get(a)?.peer.protocols).toEqual(['/x']);
+    expect(records.get(a)?.protocols).toEqual(['/x']);
     expect(records.get(a)?.writtenAt).toBe(1000);
     expect(records.get(b)).toBeUndefined();
     t = 2000;
     host.update(record(a, ['/y']));
-    expect(records.get(a)).toMatchObject({ peer: { protocols: ['/y'] }, writtenAt: 2000 });
+    expect(records.get(a)).toMatchObject({ protocols: ['/y'], writtenAt: 2000 });
     host.disconnect(a);
     expect(records.get(a)).toBeUndefined();
     expect(records.size).toBe(0);
@@ -59,7 +63,7 @@ describe("connected peers' records", () => {
     host.connected.add(a.toString());
     // A read: kept, with no time of writing.
     await records.through(a, false, async () => record(a, ['/read']));
-    expect(records.get(a)).toEqual({ peer: record(a, ['/read']) });
+    expect(records.get(a)).toEqual({ protocols: ['/read'], tags: new Map() });
     // A write: kept with its time; a later read keeps that time.
     await records.through(a, true, async () => record(a, ['/written']));
     expect(records.get(a)?.writtenAt).toBe(5);
@@ -76,11 +80,11 @@ describe("connected peers' records", () => {
     });
     const other = records.through(a, false, async () => record(a, ['/fresh-read']));
     await other;
-    expect(records.get(a)?.peer.protocols).toEqual(['/fresh-read']);
+    expect(records.get(a)?.protocols).toEqual(['/fresh-read']);
     host.update(record(a, ['/updated']));
     release();
     expect((await slow).protocols).toEqual(['/stale']);
-    expect(records.get(a)?.peer.protocols).toEqual(['/updated']);
+    expect(records.get(a)?.protocols).toEqual(['/updated']);
     // The peer left while a call ran: nothing kept.
     host.disconnect(a);
     await records.through(a, true, async () => record(a, ['/late']));
@@ -95,7 +99,29 @@ describe("connected peers' records", () => {
     expect(records.get(a)).toBeUndefined();
     host.update(record(a, ['/after']));
     await records.through(a, false, async () => record(a, ['/after']));
-    expect(records.get(a)?.peer.protocols).toEqual(['/after']);
+    expect(records.get(a)?.protocols).toEqual(['/after']);
+  });
+
+  it("keeps one list for the records that name the same protocols, not each record's", async () => {
+    const host = new Host();
+    const records = track(host, () => 0);
+    const [a, b, c] = [await newPeerId(), await newPeerId(), await newPeerId()];
+    for (const p of [a, b, c]) host.connected.add(p.toString());
+    const mine = ['/cidx/index/1.0.0', '/ipfs/ping/1.0.0'];
+    host.update(record(a, [...mine]));
+    host.update(record(b, [...mine]));
+    host.update(record(c, [...mine].reverse()));
+    const [ra, rb, rc] = [records.get(a), records.get(b), records.get(c)];
+    expect(ra?.protocols).toEqual(mine);
+    expect(ra?.protocols).toBe(rb?.protocols);
+    expect(rc?.protocols).not.toBe(ra?.protocols);
+    expect(Object.isFrozen(ra?.protocols)).toBe(true);
+    expect(sharedProtocols([...mine])).toBe(ra?.protocols);
+    // What a record's list was taken from may change later: the kept list does not.
+    const changing = ['/a'];
+    host.update(record(a, changing));
+    changing.push('/b');
+    expect(records.get(a)?.protocols).toEqual(['/a']);
   });
 
   it('is one tracker per host', () => {
