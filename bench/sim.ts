@@ -9,8 +9,8 @@
  * statement (scenarios/README.md), to compare a setting on and off.
  * BENCH_HEAP_MB sets the child's V8 heap limit (default 12288); BENCH_NODE_FLAGS adds Node/V8
  * flags to the children (e.g. GC settings to compare); BENCH_V8_HEAP_DEFAULTS=1 keeps V8's rule
- * for when buffers start a full collection (`cidx sim --v8-heap-defaults`); BENCH_PROGRESS=1
- * logs progress.
+ * for when buffers start a full collection (`cidx sim --v8-heap-defaults`); BENCH_BALLAST_MB
+ * holds that many MiB of long-lived objects beside the nodes; BENCH_PROGRESS=1 logs progress.
  *
  * Besides peak RSS it reports the live heap right after the join (after a full GC): what the
  * nodes themselves hold, without the garbage a generous heap limit lets pile up between GCs.
@@ -86,8 +86,9 @@ Options:
 
 Environment: BENCH_HEAP_MB (the child's V8 heap limit, default 12288), BENCH_NODE_FLAGS (more
 Node/V8 flags for the children), BENCH_V8_HEAP_DEFAULTS=1 (V8's rule that every 64 MiB of
-buffers starts a full collection, as \`cidx sim --v8-heap-defaults\`), BENCH_PROGRESS=1 (progress
-on stderr).
+buffers starts a full collection, as \`cidx sim --v8-heap-defaults\`), BENCH_BALLAST_MB (that
+many MiB of long-lived objects held beside the nodes: a larger heap without a larger swarm),
+BENCH_PROGRESS=1 (progress on stderr).
 Read a profile with: node bench/cpu-profile.ts FILE
 `;
 
@@ -160,6 +161,9 @@ if (
 ) {
   usageError(`--workers: an integer from 1 to ${MAX_WORKERS}`);
 }
+const BALLAST_MB = Number(process.env.BENCH_BALLAST_MB ?? 0);
+if (!(BALLAST_MB >= 0 && BALLAST_MB <= 1 << 20))
+  usageError(`BENCH_BALLAST_MB "${process.env.BENCH_BALLAST_MB}": MiB, a number from 0 on`);
 /** V8's own rule for when buffers start a full collection (RunOptions.v8HeapDefaults). */
 const V8_HEAP_DEFAULTS = process.env.BENCH_V8_HEAP_DEFAULTS === '1';
 
@@ -229,6 +233,29 @@ async function wire(s: SimSwarm | undefined): Promise<{
   return out;
 }
 
+/**
+ * Long-lived objects of about `mb` MiB that point at each other, held through the run and never
+ * written again (BENCH_BALLAST_MB): a heap as large as a larger swarm's around a smaller swarm,
+ * to tell what a message costs for the heap's size from what it costs for the swarm's.
+ */
+function ballast(mb: number): unknown[] {
+  const out: unknown[] = [];
+  let chunk: unknown[] = [];
+  let prev: { a: unknown; b: unknown; c: number; d: string } | undefined;
+  const cells = Math.floor((mb * 2 ** 20) / 64);
+  for (let i = 0; i < cells; i++) {
+    const cell = { a: prev, b: chunk, c: i, d: 'x' };
+    chunk.push(cell);
+    if (chunk.length === 1024) {
+      out.push(chunk);
+      chunk = [];
+    }
+    prev = i % 7 === 0 ? undefined : cell;
+  }
+  out.push(chunk);
+  return out;
+}
+
 async function one(size: number): Promise<void> {
   const text = `
 seed 1
@@ -244,6 +271,7 @@ at +0s search users exact concurrency=4
   const file = join(tmpdir(), `bench-sim-${size}.scenario`);
   writeFileSync(file, text);
   removedAtExit(file);
+  (globalThis as { ballast?: unknown }).ballast = BALLAST_MB > 0 ? ballast(BALLAST_MB) : undefined;
   prepareMachineSpeed();
   const gc = new GcClock();
   let liveHeapMb = Number.NaN;
