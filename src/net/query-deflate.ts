@@ -11,8 +11,21 @@ import { decode, encode } from 'cborg';
 import { STRICT_CBOR } from './records.ts';
 import type { WireProfile } from './wire-profile.ts';
 
+// A search hands the one wire profile it built to the query of each of its keys, and a query
+// may be sent again (to another replica, plain after a refusal): deflated once per profile,
+// not once per message. Wire profiles are never changed once built; null: not shorter.
+const deflated = new WeakMap<WireProfile, Uint8Array | null>();
+
 /** The profile's deflated CBOR, or none where that is not shorter (or zlib is missing). */
 export function deflateProfile(profile: WireProfile): Uint8Array | undefined {
+  const known = deflated.get(profile);
+  if (known !== undefined) return known ?? undefined;
+  const z = deflateOnce(profile);
+  deflated.set(profile, z ?? null);
+  return z;
+}
+
+function deflateOnce(profile: WireProfile): Uint8Array | undefined {
   const plain = encode(profile);
   try {
     // A profile is a few KiB at most: a 1 KiB window finds its repeats, and costs a few KiB of

@@ -17,6 +17,7 @@ import {
 } from '../../src/net/codec.ts';
 import { type CidxLibp2p, createHost } from '../../src/net/libp2p.ts';
 import { Meter } from '../../src/net/meter.ts';
+import { deflateProfile } from '../../src/net/query-deflate.ts';
 import { fail, ok } from '../../src/net/server.ts';
 import { profileToWire } from '../../src/net/wire-profile.ts';
 import type { CidxNode } from '../../src/node/node.ts';
@@ -64,6 +65,20 @@ describe("a query's profile, deflated", () => {
     expect(decodeRequest(deflated)).toEqual(route);
     expect(() => decodeRequest(deflated, { maxAttributes: 3 })).toThrow(/profile/);
     expect(() => decodeRequest(plain, { maxAttributes: 3 })).toThrow(/profile/);
+  });
+
+  it('deflates one profile object once, however many queries carry it', () => {
+    const wire = profileToWire(profile);
+    const first = deflateProfile(wire);
+    expect(first).toBeDefined();
+    expect(deflateProfile(wire)).toBe(first);
+    // An equal profile built anew is deflated on its own, to the same bytes.
+    const again = deflateProfile(profileToWire(profile));
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+    const tiny = { w: [['a', 1]] } as const;
+    expect(deflateProfile(tiny as never)).toBeUndefined();
+    expect(deflateProfile(tiny as never)).toBeUndefined();
   });
 
   it('goes plain where deflating saves nothing, and for every other request', () => {
