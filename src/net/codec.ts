@@ -11,7 +11,7 @@ import { MAX_SEEN_BYTES, MAX_SEEN_HASHES } from '../index/seen-filter.ts';
 import type { ParseOptions } from '../profile/parse.ts';
 import { MAX_ROUTE_HOPS } from '../settings/limits.ts';
 import { MAX_K } from '../settings/table.ts';
-import { deflateProfile, inflateProfile } from './query-deflate.ts';
+import { deflateProfile, type Inflated, inflateProfile, keepDeflated } from './query-deflate.ts';
 import { STRICT_CBOR } from './records.ts';
 import { checkWireCounts, wireProfileSchema } from './wire-profile.ts';
 
@@ -214,7 +214,8 @@ export function decodeRequest(
   limits?: ParseOptions,
   maxInflated = MAX_INFLATED_PROFILE_BYTES,
 ): Request {
-  return decodeWith(requestSchema, bytes, 'request', (raw) => {
+  let received: Inflated | undefined;
+  const req = decodeWith(requestSchema, bytes, 'request', (raw) => {
     if (typeof raw !== 'object' || raw === null) return;
     const outer = raw as { t?: unknown; req?: unknown };
     // A routed query's profile is checked and inflated as a query's own.
@@ -225,7 +226,9 @@ export function decodeRequest(
       if (!(q.pz instanceof Uint8Array)) throw new CodecError('request: pz must be a byte string');
       if ('profile' in q) throw new CodecError('request: a query holds profile or pz, not both');
       try {
-        q.profile = inflateProfile(q.pz, maxInflated);
+        const { profile, inflated } = inflateProfile(q.pz, maxInflated);
+        q.profile = profile;
+        received = inflated;
       } catch (err) {
         throw new CodecError(`request: ${(err as Error).message}`);
       }
@@ -240,6 +243,11 @@ export function decodeRequest(
       throw new CodecError(`request: profile ${(err as Error).message}`);
     }
   });
+  if (received !== undefined) {
+    const query = req.t === 'route' ? req.req : req;
+    if (query.t === 'query') keepDeflated(query.profile, received);
+  }
+  return req;
 }
 
 export function decodeResponse(bytes: Uint8Array): Response {

@@ -13,8 +13,19 @@ import type { WireProfile } from './wire-profile.ts';
 
 // A search hands the one wire profile it built to the query of each of its keys, and a query
 // may be sent again (to another replica, plain after a refusal): deflated once per profile,
-// not once per message. Wire profiles are never changed once built; null: not shorter.
+// not once per message. A route's hop sends on the bytes it received (`keepDeflated`). Wire
+// profiles are never changed once built; null: not shorter.
 const deflated = new WeakMap<WireProfile, Uint8Array | null>();
+
+/**
+ * A received `pz` kept as the deflate of the profile decoded from it, so that a hop sending
+ * the query on sends it as it came instead of deflating it again — only where it is one
+ * DEFLATE stream and nothing after it (`inflateProfile`'s `whole`); otherwise the hop deflates
+ * afresh.
+ */
+export function keepDeflated(profile: WireProfile, pz: Inflated): void {
+  if (pz.whole) deflated.set(profile, pz.bytes);
+}
 
 /** The profile's deflated CBOR, or none where that is not shorter (or zlib is missing). */
 export function deflateProfile(profile: WireProfile): Uint8Array | undefined {
@@ -37,14 +48,32 @@ function deflateOnce(profile: WireProfile): Uint8Array | undefined {
   }
 }
 
+/** What a received `pz` held: its bytes, and whether they are one DEFLATE stream with
+ * nothing after it, shorter than the CBOR they inflate to (what this node would send). */
+export interface Inflated {
+  readonly bytes: Uint8Array;
+  readonly whole: boolean;
+}
+
 /**
- * The profile `pz` holds, as CBOR decoded (the schema checks it next); throws with the reason
- * when it is not DEFLATE or inflates past `maxBytes`, as large as a frame may be.
+ * The profile `pz` holds, as CBOR decoded (the schema checks it next), and what the bytes were
+ * (`Inflated`); throws with the reason when it is not DEFLATE or inflates past `maxBytes`, as
+ * large as a frame may be.
  */
-export function inflateProfile(pz: Uint8Array, maxBytes: number): unknown {
+export function inflateProfile(
+  pz: Uint8Array,
+  maxBytes: number,
+): { profile: unknown; inflated: Inflated } {
   let plain: Uint8Array;
+  let read: number;
   try {
-    plain = inflateRawSync(pz, { maxOutputLength: maxBytes });
+    // zlib stops at the stream's end and ignores what follows; the engine tells how far it read.
+    const out = inflateRawSync(pz, { maxOutputLength: maxBytes, info: true }) as unknown as {
+      buffer: Uint8Array;
+      engine: { bytesWritten: number };
+    };
+    plain = out.buffer;
+    read = out.engine.bytesWritten;
   } catch (err) {
     const code = (err as { code?: string }).code;
     throw new Error(
@@ -53,5 +82,9 @@ export function inflateProfile(pz: Uint8Array, maxBytes: number): unknown {
         : `pz: the deflated profile is not raw DEFLATE (${(err as Error).message})`,
     );
   }
-  return decode(plain, STRICT_CBOR);
+  const profile: unknown = decode(plain, STRICT_CBOR);
+  return {
+    profile,
+    inflated: { bytes: pz, whole: read === pz.length && pz.length < plain.length },
+  };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { deflateRawSync } from 'node:zlib';
+import { deflateRawSync, constants as zlibConstants } from 'node:zlib';
 import { lpStream } from '@libp2p/utils';
 import { multiaddr } from '@multiformats/multiaddr';
 import { decode, encode } from 'cborg';
@@ -87,6 +87,35 @@ describe("a query's profile, deflated", () => {
     const params: Request = { v: WIRE_VERSION, swarm, t: 'params' };
     expect(encodeRequest(params, true)).toEqual(encodeMessage(params));
     expect(encodeRequest(query(), false)).toEqual(encodeMessage(query()));
+  });
+
+  it("a route's hop sends on the deflated profile it received, as it came", () => {
+    const { profile: _, ...rest } = query();
+    const plain = encode(profileToWire(profile));
+    // Deflated otherwise than this node would (fixed Huffman codes): other bytes.
+    const theirs = deflateRawSync(plain, { strategy: zlibConstants.Z_FIXED });
+    expect(new Uint8Array(theirs)).not.toEqual(
+      new Uint8Array(deflateProfile(profileToWire(profile)) ?? []),
+    );
+    const routed = (pz: Uint8Array) =>
+      decodeRequest(encode({ v: WIRE_VERSION, swarm, t: 'route', hops: 2, req: { ...rest, pz } }));
+    const sentOn = (req: Request) => {
+      if (req.t !== 'route') throw new Error('not a route');
+      const next = decode(encodeRequest({ ...req, hops: req.hops - 1 }, true)) as {
+        req: { pz: Uint8Array };
+      };
+      return next.req.pz;
+    };
+    const hop = routed(theirs);
+    expect(sentOn(hop)).toEqual(new Uint8Array(theirs));
+    expect(decodeRequest(encodeRequest(hop, true))).toEqual(hop);
+    // Bytes after the stream are not sent on, nor bytes longer than the profile's CBOR.
+    const padded = new Uint8Array([...theirs, 1, 2, 3]);
+    const ours = new Uint8Array(deflateProfile(profileToWire(profile)) ?? []);
+    expect(sentOn(routed(padded))).toEqual(ours);
+    const stored = deflateRawSync(plain, { level: 0 });
+    expect(stored.length).toBeGreaterThan(plain.length);
+    expect(sentOn(routed(stored))).toEqual(ours);
   });
 
   it('refuses a deflated profile that is not one, or inflates past the bound', () => {
