@@ -102,8 +102,10 @@ describe('adaptive deadlines on the network model', () => {
     const swarm: CidxNode[] = [];
     for (let i = 0; i < 7; i++) {
       const bootstrap = swarm.slice(0, 3).map((n) => n.addrs[0] as string);
-      // n4 looks every key up (no routing): its own waits meet the frozen holder.
-      const limits = i === 4 ? { routeHops: 0 } : {};
+      // n4 looks every key up (no routing) and waits for every key (a quorum would drop the
+      // keys still waiting, the frozen holder's among them, however fast the others answered):
+      // its own waits meet the frozen holder.
+      const limits = i === 4 ? { routeHops: 0, searchQuorum: 100 } : {};
       swarm.push(await start(net, i === 6 ? 'frozen' : `n${i}`, { timing, bootstrap, limits }));
     }
     await waitFor(() => swarm.every((n) => n.info().peers.profiles >= 3), 60_000, 'routing tables');
