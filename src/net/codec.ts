@@ -11,7 +11,7 @@ import { MAX_SEEN_BYTES, MAX_SEEN_HASHES } from '../index/seen-filter.ts';
 import type { ParseOptions } from '../profile/parse.ts';
 import { MAX_ROUTE_HOPS } from '../settings/limits.ts';
 import { MAX_K } from '../settings/table.ts';
-import { deflateProfile, type Inflated, inflateProfile, keepDeflated } from './query-deflate.ts';
+import { deflateProfile, inflateProfile, keepDeflated } from './query-deflate.ts';
 import { STRICT_CBOR } from './records.ts';
 import { checkWireCounts, wireProfileSchema } from './wire-profile.ts';
 
@@ -214,7 +214,7 @@ export function decodeRequest(
   limits?: ParseOptions,
   maxInflated = MAX_INFLATED_PROFILE_BYTES,
 ): Request {
-  let received: Inflated | undefined;
+  let received: Uint8Array | undefined;
   const req = decodeWith(requestSchema, bytes, 'request', (raw) => {
     if (typeof raw !== 'object' || raw === null) return;
     const outer = raw as { t?: unknown; req?: unknown };
@@ -226,9 +226,9 @@ export function decodeRequest(
       if (!(q.pz instanceof Uint8Array)) throw new CodecError('request: pz must be a byte string');
       if ('profile' in q) throw new CodecError('request: a query holds profile or pz, not both');
       try {
-        const { profile, inflated } = inflateProfile(q.pz, maxInflated);
+        const { profile, whole } = inflateProfile(q.pz, maxInflated);
         q.profile = profile;
-        received = inflated;
+        if (whole) received = q.pz;
       } catch (err) {
         throw new CodecError(`request: ${(err as Error).message}`);
       }

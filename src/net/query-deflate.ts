@@ -19,12 +19,11 @@ const deflated = new WeakMap<WireProfile, Uint8Array | null>();
 
 /**
  * A received `pz` kept as the deflate of the profile decoded from it, so that a hop sending
- * the query on sends it as it came instead of deflating it again — only where it is one
- * DEFLATE stream and nothing after it (`inflateProfile`'s `whole`); otherwise the hop deflates
- * afresh.
+ * the query on sends it as it came instead of deflating it again; only for a `pz` that
+ * `inflateProfile` found `whole`, otherwise the hop deflates afresh.
  */
-export function keepDeflated(profile: WireProfile, pz: Inflated): void {
-  if (pz.whole) deflated.set(profile, pz.bytes);
+export function keepDeflated(profile: WireProfile, pz: Uint8Array): void {
+  deflated.set(profile, pz);
 }
 
 /** The profile's deflated CBOR, or none where that is not shorter (or zlib is missing). */
@@ -48,22 +47,16 @@ function deflateOnce(profile: WireProfile): Uint8Array | undefined {
   }
 }
 
-/** What a received `pz` held: its bytes, and whether they are one DEFLATE stream with
- * nothing after it, shorter than the CBOR they inflate to (what this node would send). */
-export interface Inflated {
-  readonly bytes: Uint8Array;
-  readonly whole: boolean;
-}
-
 /**
- * The profile `pz` holds, as CBOR decoded (the schema checks it next), and what the bytes were
- * (`Inflated`); throws with the reason when it is not DEFLATE or inflates past `maxBytes`, as
+ * The profile `pz` holds, as CBOR decoded (the schema checks it next), and whether `pz` is
+ * `whole`: one DEFLATE stream with nothing after it, shorter than the CBOR it inflates to (what
+ * this node would send); throws with the reason when it is not DEFLATE or inflates past `maxBytes`, as
  * large as a frame may be.
  */
 export function inflateProfile(
   pz: Uint8Array,
   maxBytes: number,
-): { profile: unknown; inflated: Inflated } {
+): { profile: unknown; whole: boolean } {
   let plain: Uint8Array;
   let read: number;
   try {
@@ -83,8 +76,5 @@ export function inflateProfile(
     );
   }
   const profile: unknown = decode(plain, STRICT_CBOR);
-  return {
-    profile,
-    inflated: { bytes: pz, whole: read === pz.length && pz.length < plain.length },
-  };
+  return { profile, whole: read === pz.length && pz.length < plain.length };
 }
