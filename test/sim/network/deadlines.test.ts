@@ -101,14 +101,25 @@ describe('adaptive deadlines on the network model', () => {
     const net = network(50);
     const swarm: CidxNode[] = [];
     for (let i = 0; i < 7; i++) {
-      const bootstrap = swarm.slice(0, 3).map((n) => n.addrs[0] as string);
+      // The frozen holder joins through the asker too: the asker's lookups must know of it to
+      // meet it (one that never heard of it converges on the others, and waits for nobody).
+      const through = i === 6 ? [...swarm.slice(0, 3), swarm[4] as CidxNode] : swarm.slice(0, 3);
+      const bootstrap = through.map((n) => n.addrs[0] as string);
       // n4 looks every key up (no routing) and waits for every key (a quorum would drop the
       // keys still waiting, the frozen holder's among them, however fast the others answered):
       // its own waits meet the frozen holder.
       const limits = i === 4 ? { routeHops: 0, searchQuorum: 100 } : {};
       swarm.push(await start(net, i === 6 ? 'frozen' : `n${i}`, { timing, bootstrap, limits }));
     }
-    await waitFor(() => swarm.every((n) => n.info().peers.profiles >= 3), 60_000, 'routing tables');
+    const knowsFrozen = () =>
+      (swarm[4] as CidxNode)
+        .peers()
+        .routing.profiles.includes((swarm[6] as CidxNode).peerId.toString());
+    await waitFor(
+      () => swarm.every((n) => n.info().peers.profiles >= 3) && knowsFrozen(),
+      60_000,
+      'routing tables',
+    );
     const [p, warm] = variedProfiles(2, 24, 5);
     const owner = swarm[0] as CidxNode;
     const router = swarm[3] as CidxNode;
