@@ -67,6 +67,12 @@ export interface RouterOptions {
   replicas: number;
   /** The most forwards this node asks for or makes on a route (limits.routeHops); 0: none. */
   maxHops: number;
+  /**
+   * Peers of its table a forwarder with no connected peer closer to the key tries in turn,
+   * closest first, dialling them if need be, before it ends the route `unrouted`
+   * (limits.routeDials); 0 or unset: none.
+   */
+  tableDials?: number;
   /** Sends a request to a peer, one answer (an error answer throws). */
   send(peer: PeerId, req: Request): Promise<OkResponse>;
   /** Answers a read here, as the server answers a peer's. */
@@ -164,24 +170,67 @@ export class Router {
 
   /**
    * A peer's routed request: answered here if this node holds the key, handed on to the
-   * closest connected peer if hops are left, `unrouted` otherwise or if the next hop fails.
+   * closest connected peer if hops are left — or, with none closer connected, to its table's
+   * closer peers (`tableDials`) — `unrouted` otherwise or if the next hop fails.
    * A routed answer names who answered it (`by`).
    */
   async handle(from: PeerId, req: RouteRequest): Promise<Response> {
     const { dht, key } = routeTarget(req.req);
     const hops = Math.min(req.hops, this.#opts.maxHops);
     if (this.holds(dht, key)) return this.answer(from, req.req, hops);
-    return this.#handOn(from, req, key, hops);
+    return this.#handOn(from, req, key, hops, dht);
+  }
+
+  /**
+   * A route that its connections took as far as they go, handed on to the peers of this node's
+   * table closest to the key, closer than itself — dialled if not connected, as recursive
+   * Kademlia's forwarders do. Where routes stop short (past a few thousand nodes, a node's few
+   * dozen connections are a small share of the swarm), the requester's lookup instead dials
+   * several far peers of its own to get there; this node is near the key already, and its
+   * table's closest are often the replicas. `unrouted` if none of them answers.
+   */
+  async #byTable(
+    from: PeerId,
+    req: RouteRequest,
+    dht: RouteDht,
+    key: Uint8Array,
+    hops: number,
+  ): Promise<Response> {
+    const tries = this.#opts.tableDials ?? 0;
+    if (tries <= 0) return unrouted();
+    const target = kadIdOfKey(key);
+    const mine = kadIdOfPeer(this.#host.peerId);
+    const ahead = this.#neighbours(dht, key, this.#opts.replicas, from).filter(
+      (p) => compareDistance(kadIdOfPeer(p), mine, target) < 0,
+    );
+    for (const peer of ahead.slice(0, tries)) {
+      if (!(await this.#speaks(peer))) continue;
+      try {
+        const res = await this.#opts.send(peer, { ...req, hops: hops - 1 });
+        if (!(res.outcome === UNROUTED)) return res;
+      } catch {
+        // Refused, gone or silent: the next one.
+      }
+    }
+    return unrouted();
   }
 
   /**
    * A route handed on to the connected peer closest to the key, closer than this node and not
-   * its sender, with one hop less; `unrouted` if no hops are left, no such peer is connected, or
-   * the next hop fails.
+   * its sender, with one hop less; `unrouted` if no hops are left, no such peer is connected
+   * (then, with `byTable`, after the table's closer peers: `#byTable`), or the next hop fails.
    */
-  async #handOn(from: PeerId, req: RouteRequest, key: Uint8Array, hops: number): Promise<Response> {
-    const next = hops > 0 ? await this.next(key, (p) => p.equals(from)) : undefined;
-    if (next === undefined) return unrouted();
+  async #handOn(
+    from: PeerId,
+    req: RouteRequest,
+    key: Uint8Array,
+    hops: number,
+    byTable?: RouteDht,
+  ): Promise<Response> {
+    if (hops <= 0) return unrouted();
+    const next = await this.next(key, (p) => p.equals(from));
+    if (next === undefined)
+      return byTable === undefined ? unrouted() : this.#byTable(from, req, byTable, key, hops);
     try {
       return await this.#opts.send(next, { ...req, hops: hops - 1 });
     } catch {

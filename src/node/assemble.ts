@@ -114,6 +114,7 @@ export function assembleNode(
   const router = new Router(libp2p, {
     replicas: swarm.params.replicas,
     maxHops: limits.routeHops,
+    tableDials: limits.routeDials,
     send: (peer, req) => client.request(peer, req),
     answer: (from, req) => server.dispatch(from, req),
   });

@@ -93,6 +93,19 @@ export const LIMITS = {
     ),
     scenario: { statement: 'params', key: 'routeHops' },
   },
+  // Past a few thousand nodes routes stop short of the replicas more often (a node's
+  // connections are a smaller share of the swarm), and the requester's lookup then dials
+  // several far peers; a forwarder near the key reaches them in one dial (src/net/route.ts).
+  routeDials: {
+    ...limit(
+      'route-dials',
+      "peers of its routing table a forwarder with no connected peer closer to the key tries, dialling them, before the read's requester looks the key up instead; 0: the route ends there",
+      2,
+      0,
+      MAX_ROUTE_HOPS,
+    ),
+    scenario: { statement: 'params', key: 'routeDials' },
+  },
   // libp2p's own default, kept: every open connection costs memory and idle CPU
   // (docs/BENCHMARKS.md, "What an open connection costs a node"). Past it a node refuses every
   // inbound connection (its own dials are not limited), and the holders of popular keys fill

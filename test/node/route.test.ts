@@ -20,6 +20,8 @@ type Served = Map<string, number>;
 
 /** Pairs of peers (ids joined by a space, both orders) that refuse each other's connections. */
 const refused = new Set<string>();
+/** Pairs (dialler, then peer) where the first never dials the second, but takes its dials. */
+const noDial = new Set<string>();
 
 async function node(
   key: PrivateKey,
@@ -27,6 +29,7 @@ async function node(
 ): Promise<{ n: CidxNode; served: Served }> {
   const self = peerIdFromPrivateKey(key).toString();
   const refuses = async (p: PeerId) => refused.has(`${self} ${p}`);
+  const dials = async (p: PeerId) => (await refuses(p)) || noDial.has(`${self} ${p}`);
   const served: Served = new Map();
   const n = await CidxNode.create({
     transport: 'memory',
@@ -38,7 +41,7 @@ async function node(
     swarm: { replicas: 1 },
     timing: TEST_TIMING,
     limits: { routeHops: 4, ...o.limits },
-    connectionGater: { denyDialPeer: refuses, denyInboundEncryptedConnection: refuses },
+    connectionGater: { denyDialPeer: dials, denyInboundEncryptedConnection: refuses },
     onServed: (t, outcome) =>
       served.set(`${t}:${outcome}`, (served.get(`${t}:${outcome}`) ?? 0) + 1),
   });
@@ -102,6 +105,45 @@ describe('reads routed over open connections', () => {
     expect(r.served.get('route:ok') ?? 0).toBeGreaterThan(0);
     expect(s.n.libp2p.getConnections(r.n.libp2p.peerId)).toEqual([]);
     expect(s.n.traffic()['out:route']?.messages ?? 0).toBeGreaterThan(0);
+  });
+
+  // f's table keeps r once their connection is gone; r never dials f again.
+  const apart = async (f: CidxNode, r: CidxNode) => {
+    noDial.add(`${r.libp2p.peerId} ${f.libp2p.peerId}`);
+    await f.libp2p.hangUp(r.libp2p.peerId);
+    const inTables = () =>
+      (['profiles', 'addresses'] as const).every((d) =>
+        (routingTablePeers(f.libp2p.services[d]) ?? []).includes(r.libp2p.peerId.toString()),
+      );
+    await waitFor(
+      () => f.libp2p.getConnections(r.libp2p.peerId).length === 0 && inTables(),
+      60_000,
+      'f apart from r',
+    );
+  };
+
+  it("go on from a peer with no closer peer connected to its table's closer peers, dialled", async () => {
+    const { s, f, r, id, profile, creator } = await line();
+    await apart(f.n, r.n);
+    const before = r.served.get('route:ok') ?? 0;
+    const [best] = await s.n.search(profile);
+    expect(best?.id).toBe(id);
+    expect(best?.contacts).toEqual(creator.addrs);
+    // r answered routes again, through the connection f opened for them.
+    expect(r.served.get('route:ok') ?? 0).toBeGreaterThan(before);
+    expect(f.n.libp2p.getConnections(r.n.libp2p.peerId).length).toBeGreaterThan(0);
+    expect(s.n.libp2p.getConnections(r.n.libp2p.peerId)).toEqual([]);
+  });
+
+  it('a peer that dials none of its table ends such a route unrouted', async () => {
+    const { s, f, r, id, profile } = await line({ routeDials: 0 });
+    await apart(f.n, r.n);
+    const before = r.served.get('route:ok') ?? 0;
+    const [best] = await s.n.search(profile);
+    expect(best?.id).toBe(id);
+    expect(r.served.get('route:ok') ?? 0).toBe(before);
+    expect(f.n.libp2p.getConnections(r.n.libp2p.peerId)).toEqual([]);
+    expect(f.served.get('route:ok') ?? 0).toBeGreaterThan(0);
   });
 
   it('a peer that routes nothing ends the route, and the key is looked up instead', async () => {
