@@ -128,6 +128,65 @@ describe('the router', () => {
     expect(await none.handle(p2, route(3))).toMatchObject(unrouted);
   });
 
+  it("goes on from a node with no closer peer connected to its table's closest peers, closer than itself, in turn", async () => {
+    const all = sortByDistance(await Promise.all([1, 2, 3, 4, 5].map(peer)), KEY);
+    const [p0, p1, p2, p3, p4] = all as [PeerId, PeerId, PeerId, PeerId, PeerId];
+    const sent: { to: PeerId; hops: number }[] = [];
+    // p3, connected only to p4 (farther), with p0, p1 and p2 in its table, none of them
+    // connected: no replica of two.
+    const router = (
+      tableDials: number | undefined,
+      answer: (to: PeerId) => object | Error,
+      plain: PeerId[] = [],
+    ) =>
+      new Router(host(p3, [p4], [p0, p1, p2], plain), {
+        replicas: 2,
+        maxHops: 4,
+        ...(tableDials === undefined ? {} : { tableDials }),
+        send: async (to, req) => {
+          sent.push({ to, hops: req.t === 'route' ? req.hops : -1 });
+          const a = answer(to);
+          if (a instanceof Error) throw a;
+          return { ...ok(), ...a } as never;
+        },
+        answer: async () => ok(),
+      });
+    const byP0 = { sums: [], by: 'p0' };
+    const unrouted = ok({ outcome: UNROUTED });
+    // The table's closest first, one hop less; its answer stands.
+    expect(await router(2, () => byP0).handle(p4, route(3))).toMatchObject(byP0);
+    expect(sent.splice(0)).toEqual([{ to: p0, hops: 2 }]);
+    // One that fails or ends unrouted gives way to the next, within the `replicas` closest and
+    // `tableDials` tries; then the route ends unrouted.
+    const failsAt =
+      (...down: PeerId[]) =>
+      (to: PeerId) =>
+        down.some((d) => d.equals(to)) ? new Error('refused') : { sums: [], by: String(to) };
+    expect(await router(2, failsAt(p0)).handle(p4, route(3))).toMatchObject({ by: String(p1) });
+    expect(sent.splice(0).map((x) => x.to)).toEqual([p0, p1]);
+    expect(
+      await router(2, (to) => (to.equals(p0) ? { outcome: UNROUTED } : { by: String(to) })).handle(
+        p4,
+        route(3),
+      ),
+    ).toMatchObject({ by: String(p1) });
+    sent.splice(0);
+    expect(await router(8, failsAt(p0, p1)).handle(p4, route(3))).toEqual(unrouted);
+    expect(sent.splice(0).map((x) => x.to)).toEqual([p0, p1]);
+    expect(await router(1, failsAt(p0)).handle(p4, route(3))).toEqual(unrouted);
+    expect(sent.splice(0).map((x) => x.to)).toEqual([p0]);
+    // Its sender is not handed the read back, nor a peer that does not speak cidx.
+    await router(2, () => byP0).handle(p0, route(3));
+    expect(sent.splice(0).map((x) => x.to)).toEqual([p1]);
+    await router(2, () => byP0, [p0]).handle(p4, route(3));
+    expect(sent.splice(0).map((x) => x.to)).toEqual([p1]);
+    // No hops left, or no table dials (the default): nothing sent.
+    expect(await router(2, () => byP0).handle(p4, route(0))).toEqual(unrouted);
+    expect(await router(0, () => byP0).handle(p4, route(3))).toEqual(unrouted);
+    expect(await router(undefined, () => byP0).handle(p4, route(3))).toEqual(unrouted);
+    expect(sent).toEqual([]);
+  });
+
   it("answers a community's entry at once, asks the other replicas only for one it lacks, and ends unrouted if none answers", async () => {
     const all = sortByDistance(await Promise.all([1, 2, 3, 4].map(peer)), KEY);
     const [p0, p1, p2, p3] = all as [PeerId, PeerId, PeerId, PeerId];
