@@ -198,6 +198,8 @@ export class Router {
   ): Promise<Response> {
     const tries = this.#opts.tableDials ?? 0;
     if (tries <= 0) return unrouted();
+    // A node that is no replica by its table has its `replicas` closest closer than itself;
+    // the check keeps a young table's or a client's farther peers out.
     const target = kadIdOfKey(key);
     const mine = kadIdOfPeer(this.#host.peerId);
     const ahead = this.#neighbours(dht, key, this.#opts.replicas, from).filter(
@@ -207,7 +209,7 @@ export class Router {
       if (!(await this.#speaks(peer))) continue;
       try {
         const res = await this.#opts.send(peer, { ...req, hops: hops - 1 });
-        if (!(res.outcome === UNROUTED)) return res;
+        if (res.outcome !== UNROUTED) return res;
       } catch {
         // Refused, gone or silent: the next one.
       }
