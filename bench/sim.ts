@@ -20,8 +20,11 @@
  * during it (every protocol, the swarm's WireMeter): the design asks nothing of a message that
  * grows with the swarm, so its ratio between sizes of one run says whether something else
  * does. The second table holds what helps find it: connections, peer-store and routing-table
- * entries per node, GC pauses; the third, the longest queues and most abort listeners any node
- * had while the creates / the searches ran. Each child also times a fixed piece of work before
+ * entries per node, GC pauses; the third cuts the searches into quarters of their count (CPU per
+ * message and connections opened per search in each, bench/phase-quarters.ts: whether the cost
+ * settles as the swarm's connections fill in after the join, and the last quarters' ratio between
+ * sizes); then kad-dht's routing-table events, and the longest queues and most abort listeners
+ * any node had while the creates / the searches ran. Each child also times a fixed piece of work before
  * and after its searches (bench/machine-speed.ts: arithmetic, and reads from memory past the
  * caches): when two children's times differ, the machine ran at different speeds for them,
  * and the last column divides the ratio by the ratio of their whole times.
@@ -46,6 +49,7 @@ import { InProcessSwarm } from '../sim/swarm.ts';
 import type { SimSwarm } from '../sim/swarm-api.ts';
 import { allocationsSampled, profiled } from './cpu-sampling.ts';
 import { type MachineSpeed, machineSpeedMs, prepareMachineSpeed } from './machine-speed.ts';
+import { type Quarter, type QuarterClock, quarterClock } from './phase-quarters.ts';
 import { removedAtExit } from './removed-at-exit.ts';
 import {
   type Census,
@@ -62,7 +66,7 @@ Joins SIZE simulated nodes in one process (one child process per size; default 1
 live heap, join time, searches/s, top-1 agreement and CPU per message with its ratio to the
 smallest size (and the same ratio divided by how fast the machine ran a fixed piece of work
 in each child, before and after its searches, to tell a slower machine from a costlier
-message).
+message); then each quarter of the searches' CPU per message and connections opened.
 
 Options:
   --cpu-prof DIR       CPU profile of each size's searches: DIR/search-SIZE.cpuprofile
@@ -182,6 +186,8 @@ interface Phase {
   gc: GcTotals;
   /** The machine's speed before and after the phase (searches only): bench/machine-speed.ts. */
   machineMs?: { before: MachineSpeed; after: MachineSpeed };
+  /** The searches in quarters of their wall time (in-process swarm only): bench/phase-quarters.ts. */
+  quarters?: Quarter[];
 }
 
 interface Row {
@@ -278,8 +284,15 @@ at +0s search users exact concurrency=4
   const phases: Record<string, Phase> = {};
   const during: Record<string, Record<string, number>> = {};
   const counts: Partial<Record<'afterJoin' | 'afterSearch', Census>> = {};
+  let quarterCounters: (() => { messages: number; opened: number }) | undefined;
+  let searchClock: QuarterClock | undefined;
   const report = await runScenario(parseScenario(text, file), {
     file,
+    observeProgress: (_text, total) => {
+      if (quarterCounters === undefined || searchClock !== undefined) return undefined;
+      searchClock = quarterClock(quarterCounters, total);
+      return searchClock;
+    },
     ...(WORKERS === undefined
       ? {}
       : { swarm: { name: 'workers', can: CAPABILITIES.workers, create: shardedSwarm(WORKERS) } }),
@@ -304,6 +317,11 @@ at +0s search users exact concurrency=4
       let mainCpuMs = Number.NaN;
       let wallMs = Number.NaN;
       let m1 = m0;
+      searchClock = undefined;
+      quarterCounters =
+        s0 && command === 'search'
+          ? () => ({ messages: s0.meter.total().messages, opened: s0.meter.connections.opened })
+          : undefined;
       const timed = async () => {
         const cpu0 = process.cpuUsage();
         const main0 = process.threadCpuUsage();
@@ -344,6 +362,7 @@ at +0s search users exact concurrency=4
         ),
         gc: gcDelta(gc.totals(), gc0),
         ...(speed0 && speed1 ? { machineMs: { before: speed0, after: speed1 } } : {}),
+        ...quartersOf(command, searchClock as QuarterClock | undefined),
       };
       const s = swarm();
       if (command === 'join') {
@@ -394,6 +413,11 @@ at +0s search users exact concurrency=4
   process.stdout.write(`${JSON.stringify(row)}\n`);
 }
 
+/** The searches' quarters, where the clock read them all (bench/phase-quarters.ts). */
+const quartersOf = (command: string, clock: QuarterClock | undefined) => {
+  const q = command === 'search' ? (clock?.quarters() ?? []) : [];
+  return q.length === 4 ? { quarters: q } : {};
+};
 const perMessage = (p: Phase | undefined) =>
   p === undefined || p.messages === 0 ? Number.NaN : p.cpuMs / p.messages;
 /** The fixed work's whole time around a phase, before and after averaged (NaN if not timed). */
@@ -463,8 +487,30 @@ function printEvents(rows: Row[]): void {
   }
 }
 
+/** Each quarter of the searches: CPU per message, and connections opened per search. */
+function printQuarters(rows: Row[]): void {
+  const withQ = rows.filter((r) => (r.phases.search?.quarters?.length ?? 0) === 4);
+  if (withQ.length === 0) return;
+  const base = withQ[0]?.phases.search?.quarters?.[3];
+  const perMsg = (q: Quarter | undefined) =>
+    q && q.messages > 0 ? q.cpuMs / q.messages : Number.NaN;
+  console.log('');
+  console.log(
+    "| nodes | CPU ms / message, searches: quarters 1 / 2 / 3 / 4 of their count | connections opened per search, quarters 1 / 2 / 3 / 4 | last quarter × the smallest size's last |",
+  );
+  console.log('|---|---|---|---|');
+  for (const x of withQ) {
+    const qs = x.phases.search?.quarters ?? [];
+    const quarter = x.searches / 4;
+    console.log(
+      `| ${x.nodes} | ${qs.map((q) => fixed(perMsg(q), 3)).join(' / ')} | ${qs.map((q) => fixed(q.opened / quarter, 1)).join(' / ')} | ${fixed(perMsg(qs[3]) / perMsg(base), 2)} |`,
+    );
+  }
+}
+
 /** Largest libp2p / kad-dht queue lengths and abort listeners on a node, while creating / searching. */
 function printInternals(rows: Row[]): void {
+  printQuarters(rows);
   printEvents(rows);
   const keys = [...new Set(rows.flatMap((r) => Object.keys(r.during?.search ?? {})))];
   if (keys.length === 0) return;

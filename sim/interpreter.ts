@@ -38,6 +38,11 @@ export interface RunOptions {
   seed?: number;
   /** Draw progress bars on stderr (a line per command when stderr is not a terminal). */
   progress?: boolean;
+  /**
+   * Told of each long command's work as it goes, beside the progress output (a benchmark reads
+   * its counters at fractions of the searches done).
+   */
+  observeProgress?: (text: string, total: number) => Progress | undefined;
   /** Called with the report whenever a `report` statement is reached. */
   onReport?: (r: SimReport) => Promise<void>;
   /**
@@ -315,7 +320,19 @@ export class Run implements RunContext {
   }
 
   progress(text: string, total: number): Progress {
-    return progress(this.opts.progress === true, this.startedAt, text, total);
+    const shown = progress(this.opts.progress === true, this.startedAt, text, total);
+    const told = this.opts.observeProgress?.(text, total);
+    if (told === undefined) return shown;
+    return {
+      increment: () => {
+        shown.increment();
+        told.increment();
+      },
+      stop: () => {
+        shown.stop();
+        told.stop();
+      },
+    };
   }
 
   log(line: string): void {
