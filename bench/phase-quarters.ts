@@ -6,17 +6,13 @@
  * timer: with every message delivered at once the event loop seldom reaches its timers.
  */
 
+/** Counters at one moment (a reading) or their growth over a quarter. */
 export interface Quarter {
   cpuMs: number;
   messages: number;
   opened: number;
 }
-
-export interface Reading {
-  cpuMs: number;
-  messages: number;
-  opened: number;
-}
+export type Reading = Quarter;
 
 export interface QuarterClock {
   /** One more search ended. */
@@ -44,7 +40,8 @@ export function quarterClock(
   return {
     increment() {
       done++;
-      for (const b of bounds) if (done === b) readings.push(read());
+      // readings[0] is the start: the next boundary is the one at readings.length - 1.
+      if (done === bounds[readings.length - 1]) readings.push(read());
     },
     stop() {
       readings.push(read());

@@ -20,12 +20,12 @@
  * during it (every protocol, the swarm's WireMeter): the design asks nothing of a message that
  * grows with the swarm, so its ratio between sizes of one run says whether something else
  * does. The second table holds what helps find it: connections, peer-store and routing-table
- * entries per node, GC pauses; the third cuts the searches into quarters of their count (CPU per
- * message and connections opened per search in each, bench/phase-quarters.ts: whether the cost
- * settles as the swarm's connections fill in after the join, and the last quarters' ratio between
- * sizes); then kad-dht's routing-table events, and the longest queues and most abort listeners
- * any node had while the creates / the searches ran. Each child also times a fixed piece of work before
- * and after its searches (bench/machine-speed.ts: arithmetic, and reads from memory past the
+ * entries per node, GC pauses; the third cuts the searches into quarters of their count (CPU
+ * per message and connections opened per search in each, bench/phase-quarters.ts: whether the
+ * cost settles as the swarm's connections fill in after the join, and the last quarters' ratio
+ * between sizes); then kad-dht's routing-table events, and the longest queues and most abort
+ * listeners any node had while the creates / the searches ran. Each child also times a fixed
+ * piece of work before and after its searches (bench/machine-speed.ts: arithmetic, and reads from memory past the
  * caches): when two children's times differ, the machine ran at different speeds for them,
  * and the last column divides the ratio by the ratio of their whole times.
  * --cpu-prof DIR samples the CPU during the searches of each size (DIR/search-<size>.cpuprofile,
@@ -186,7 +186,7 @@ interface Phase {
   gc: GcTotals;
   /** The machine's speed before and after the phase (searches only): bench/machine-speed.ts. */
   machineMs?: { before: MachineSpeed; after: MachineSpeed };
-  /** The searches in quarters of their wall time (in-process swarm only): bench/phase-quarters.ts. */
+  /** The searches in quarters of their count (in-process swarm only): bench/phase-quarters.ts. */
   quarters?: Quarter[];
 }
 
