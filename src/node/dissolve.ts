@@ -8,12 +8,17 @@ import { communityAddressKey } from '../keys/rehash.ts';
 import { signRecord } from '../net/records.ts';
 import type { NodeContext } from './context.ts';
 import { NetworkError, NotOwnerError } from './errors.ts';
+import { inTurn } from './owner-lock.ts';
 import { removeUnderKeys } from './store.ts';
 
-export async function dissolveCommunity(
+export function dissolveCommunity(
   ctx: NodeContext,
   id: string,
 ): Promise<{ id: string; dissolved: true }> {
+  return inTurn(ctx.owned, id, () => dissolve(ctx, id));
+}
+
+async function dissolve(ctx: NodeContext, id: string): Promise<{ id: string; dissolved: true }> {
   const cur = ctx.owned.get(id);
   if (cur === undefined) throw new NotOwnerError(id);
   if (cur.dissolved !== undefined) return { id, dissolved: true };

@@ -73,6 +73,14 @@ export interface MemoryFaults {
   lostContacts?: boolean;
   /** Runs other swarm parameters (another k): answers every request but `params` with `swarm-mismatch`. */
   otherSwarm?: boolean;
+  /**
+   * Slow at some requests: answers a request of a type `until` names once that promise
+   * settles, telling `onHeld` of each as it arrives (a test waits for one to be on its way).
+   */
+  held?: {
+    until: Partial<Record<Request['t'], Promise<void>>>;
+    onHeld?: (t: Request['t']) => void;
+  };
 }
 
 /** One request and its answer as they crossed the simulated wire. */
@@ -199,6 +207,11 @@ export class MemoryPeer {
   /** What the peer answers, as `IndexServer.dispatch` would, faults applied. */
   async answer(from: PeerId, req: Request): Promise<Response> {
     const f = this.faults;
+    const held = f.held?.until[req.t];
+    if (held !== undefined) {
+      f.held?.onHeld?.(req.t);
+      await held;
+    }
     if (f.otherSwarm === true) {
       const other = { ...this.#swarm.params, k: this.#swarm.params.k + 1 };
       if (req.t === 'params') return ok({ params: other });

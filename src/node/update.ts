@@ -19,13 +19,23 @@ import {
   storeAndNotify,
 } from './create.ts';
 import { NetworkError, NotOwnerError, UnknownCommunityError } from './errors.ts';
+import { inTurn } from './owner-lock.ts';
 import { putContacts, removeUnderKeys, storeUnderKeys } from './store.ts';
 
-export async function updateCommunity(
+export function updateCommunity(
   ctx: NodeContext,
   id: string,
   profile: Profile,
   opts: { notify?: number; contacts?: string[] } = {},
+): Promise<ChangeResult> {
+  return inTurn(ctx.owned, id, () => update(ctx, id, profile, opts));
+}
+
+async function update(
+  ctx: NodeContext,
+  id: string,
+  profile: Profile,
+  opts: { notify?: number; contacts?: string[] },
 ): Promise<ChangeResult> {
   const cur = ctx.owned.get(id);
   if (cur === undefined) throw new NotOwnerError(id);
