@@ -12,21 +12,18 @@ const tails = new WeakMap<OwnedStore, Map<string, Promise<void>>>();
 
 /** Runs `work` once every earlier change of community `id` in `store` has settled. */
 export function inTurn<T>(store: OwnedStore, id: string, work: () => Promise<T>): Promise<T> {
-  let byId = tails.get(store);
-  if (byId === undefined) {
-    byId = new Map();
-    tails.set(store, byId);
+  let queue = tails.get(store);
+  if (queue === undefined) {
+    queue = new Map();
+    tails.set(store, queue);
   }
-  const queue = byId;
-  const run = (queue.get(id) ?? Promise.resolve()).then(work);
-  const tail = run.then(
-    () => {},
-    () => {},
-  );
-  queue.set(id, tail);
-  // The last change of a community leaves no entry behind.
-  void tail.then(() => {
-    if (queue.get(id) === tail) queue.delete(id);
-  });
+  const byId = queue;
+  const run = (byId.get(id) ?? Promise.resolve()).then(work);
+  // Settles after `run`, whatever its outcome; the last change of a community leaves no entry.
+  const tail: Promise<void> = run.then(forget, forget);
+  function forget() {
+    if (byId.get(id) === tail) byId.delete(id);
+  }
+  byId.set(id, tail);
   return run;
 }
