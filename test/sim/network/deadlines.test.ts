@@ -1,10 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimNetwork } from '../../../sim/network/network.ts';
+import { indexKeys } from '../../../src/keys/index-keys.ts';
 import { IndexClient } from '../../../src/net/client.ts';
+import { sortByDistance } from '../../../src/net/closest.ts';
 import { type Request, WIRE_VERSION } from '../../../src/net/codec.ts';
 import { Meter } from '../../../src/net/meter.ts';
 import { type RoundTrips, roundTrips } from '../../../src/net/round-trips.ts';
 import type { CidxNode } from '../../../src/node/node.ts';
+import { parseProfile } from '../../../src/profile/parse.ts';
+import { hex } from '../../../src/util/bytes.ts';
 import { stopAll, variedProfiles, waitFor } from '../../support/swarm.ts';
 import { cidxNode } from './hosts.ts';
 
@@ -120,17 +124,34 @@ describe('adaptive deadlines on the network model', () => {
       60_000,
       'routing tables',
     );
-    const [p, warm] = variedProfiles(2, 24, 5);
     const owner = swarm[0] as CidxNode;
     const router = swarm[3] as CidxNode;
     const asker = swarm[4] as CidxNode;
     const frozen = swarm[6] as CidxNode;
+    // The community searched for has a key whose closest peer of all is the frozen one: every
+    // lookup of that key queries it, and it is the first replica asked (a community whose keys
+    // all lie nearer the others may be found without waiting for it at all).
+    const ids = swarm.map((n) => n.peerId);
+    const nearestIsFrozen = (key: Uint8Array) => sortByDistance(ids, key)[0]?.equals(frozen.peerId);
+    const [warm, ...candidates] = variedProfiles(12, 24, 5);
+    let p: (typeof candidates)[number] | undefined;
+    let frozenKey: Uint8Array | undefined;
+    for (const c of candidates) {
+      frozenKey = indexKeys(parseProfile(c), frozen.swarm.params.index).find(nearestIsFrozen);
+      if (frozenKey !== undefined) {
+        p = c;
+        break;
+      }
+    }
+    if (p === undefined || frozenKey === undefined)
+      throw new Error('no candidate profile has a key nearest the frozen node');
     const { id } = await owner.create(p);
     await owner.create(warm);
+    const heldByFrozen = [...frozen.table.descriptors(hex(frozenKey), Date.now())];
+    expect(heldByFrozen.map((d) => d.id)).toContain(id);
     // The askers have made lookups and requests before: their deadlines follow what they saw.
     for (const n of [router, asker])
       expect((await n.search(warm, { k: 1 }))[0]?.similarity).toBe(1);
-    expect(frozen.info().stored.descriptors).toBeGreaterThan(0);
     net.freeze(['frozen']);
     for (const n of [router, asker]) {
       const [best] = await n.search(p, { k: 1 });
