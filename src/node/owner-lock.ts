@@ -12,12 +12,7 @@ const tails = new WeakMap<OwnedStore, Map<string, Promise<void>>>();
 
 /** Runs `work` once every earlier change of community `id` in `store` has settled. */
 export function inTurn<T>(store: OwnedStore, id: string, work: () => Promise<T>): Promise<T> {
-  let queue = tails.get(store);
-  if (queue === undefined) {
-    queue = new Map();
-    tails.set(store, queue);
-  }
-  const byId = queue;
+  const byId = tailsOf(store);
   const run = (byId.get(id) ?? Promise.resolve()).then(work);
   // Settles after `run`, whatever its outcome; the last change of a community leaves no entry.
   const tail: Promise<void> = run.then(forget, forget);
@@ -26,4 +21,13 @@ export function inTurn<T>(store: OwnedStore, id: string, work: () => Promise<T>)
   }
   byId.set(id, tail);
   return run;
+}
+
+function tailsOf(store: OwnedStore): Map<string, Promise<void>> {
+  let byId = tails.get(store);
+  if (byId === undefined) {
+    byId = new Map();
+    tails.set(store, byId);
+  }
+  return byId;
 }

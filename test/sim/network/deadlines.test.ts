@@ -134,17 +134,15 @@ describe('adaptive deadlines on the network model', () => {
     const ids = swarm.map((n) => n.peerId);
     const nearestIsFrozen = (key: Uint8Array) => sortByDistance(ids, key)[0]?.equals(frozen.peerId);
     const [warm, ...candidates] = variedProfiles(12, 24, 5);
-    let p: (typeof candidates)[number] | undefined;
-    let frozenKey: Uint8Array | undefined;
-    for (const c of candidates) {
-      frozenKey = indexKeys(parseProfile(c), frozen.swarm.params.index).find(nearestIsFrozen);
-      if (frozenKey !== undefined) {
-        p = c;
-        break;
-      }
-    }
-    if (p === undefined || frozenKey === undefined)
+    const chosen = candidates
+      .map((c) => ({
+        p: c,
+        key: indexKeys(parseProfile(c), frozen.swarm.params.index).find(nearestIsFrozen),
+      }))
+      .find((c) => c.key !== undefined);
+    if (chosen?.key === undefined)
       throw new Error('no candidate profile has a key nearest the frozen node');
+    const { p, key: frozenKey } = chosen;
     const { id } = await owner.create(p);
     await owner.create(warm);
     const heldByFrozen = [...frozen.table.descriptors(hex(frozenKey), Date.now())];
